@@ -1,0 +1,42 @@
+# fpcheck build, demo, test, bench and fuzz entry points.
+GO      ?= go
+BIN     := bin/fpcheck
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X main.version=$(VERSION)
+DEMO    := testdata/recordings/demo
+
+.PHONY: all build demo test bench fuzz docs clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/fpcheck
+
+# The demo replays a bundled recording of a two-turn triage conversation in
+# which the model took a backup_status argument out of its own earlier prose.
+# fpcheck exits 1 (a defect) there, so the demo reports the code instead of
+# failing on it.
+demo: build
+	@./$(BIN) analyze --declarations $(DEMO)/declarations.yaml $(DEMO)/triage.jsonl; \
+	  code=$$?; echo; echo "fpcheck exit code: $$code (0 green, 1 defects, 2 usage/unreadable, 3 unmeasured)"; \
+	  test $$code -le 3
+
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+# Benchmarks: Go testing.B figures plus the side-by-side comparisons.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Each fuzz target for FUZZTIME (default 20s).
+FUZZTIME ?= 20s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin

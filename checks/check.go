@@ -1,0 +1,230 @@
+package checks
+
+import (
+	"encoding/json"
+)
+
+// Check is one check's descriptor: its name (kind and seam), its
+// documentation, what arms it, the canary that proves it can still catch its
+// own defect, and the hook the replay engine calls at each encounter of its
+// seam. Exactly one hook is set, the one of the check's seam, so a check can
+// never be handed a view of a seam it does not judge.
+type Check struct {
+	Kind, Seam string
+	// Title is one line: lowercase, no period, at most 60 characters.
+	Title string
+	// Doc says what the check catches and which situations it deliberately
+	// leaves silent (its fences), in paragraphs separated by blank lines.
+	Doc string
+	// Ceiling is the check's stated bound: what it can never see.
+	Ceiling string
+	// ArmedBy names, in words, the declaration that arms the check.
+	ArmedBy string
+	// Advisory is true when every finding the check files is an advisory.
+	Advisory bool
+	// AdvisoryWhen says, for a check that files advisories only in some
+	// situations, which ones ("doubt only").
+	AdvisoryWhen string
+	// Armed reports whether the declarations arm the check. An unarmed
+	// check still has a ledger row: it files one not-applicable at run
+	// start and is never handed a view.
+	Armed func(*Declarations) bool
+	// Canary runs the check's pure judge on a synthetic contradiction. It
+	// must return at least one finding; one that returns none proves the
+	// check dead.
+	Canary func() []Finding
+
+	OnCompose func(ComposeView, *Declarations) Verdict
+	OnWire    func(WireView, *Declarations) Verdict
+	OnChoice  func(ChoiceView, *Declarations) Verdict
+	// OnClaim returns one verdict per declared claim: each claim is its
+	// own encounter.
+	OnClaim func(ClaimView, *Declarations) []Verdict
+}
+
+// Key is the check's ledger key, "kind@seam".
+func (c *Check) Key() string { return Key(c.Kind, c.Seam) }
+
+// Key builds the "kind@seam" key rows, reasons and checks are filed under.
+func Key(kind, seam string) string { return kind + "@" + seam }
+
+// Verdict is what one encounter of a check concluded.
+type Verdict struct {
+	// None means the event was not an encounter of this check at all;
+	// nothing is noted on the ledger.
+	None bool
+	// Disposition is noted on the ledger. A verdict that carries a
+	// finding that is not an advisory is always noted checked-fail,
+	// whatever this says.
+	Disposition Disposition
+	// Findings are filed in order; the ledger keeps the first filing of
+	// each identity in the run.
+	Findings []Finding
+	// Reasons name the input that was missing, when the disposition is
+	// unreachable or when part of the encounter could not be judged.
+	Reasons []string
+}
+
+// Pass notes a checked encounter that found nothing.
+func Pass() Verdict { return Verdict{Disposition: CheckedPass} }
+
+// Fail files findings.
+func Fail(fs ...Finding) Verdict { return Verdict{Disposition: CheckedFail, Findings: fs} }
+
+// NotApplicableVerdict notes a not-applicable encounter.
+func NotApplicableVerdict() Verdict { return Verdict{Disposition: NotApplicable} }
+
+// UnreachableBecause notes an unreachable encounter and names why.
+func UnreachableBecause(reasons ...string) Verdict {
+	return Verdict{Disposition: Unreachable, Reasons: reasons}
+}
+
+// Roles of the messages of a request frame.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one message of a rebuilt request frame.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// ToolCallID is the call a tool result answers, when known.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// ToolName is the tool that produced a tool result; empty when the
+	// recording does not say.
+	ToolName string `json:"toolName,omitempty"`
+}
+
+// Frame is the request one model call was handed, rebuilt from the
+// recording: the system prompt pieces and the messages, by role.
+type Frame struct {
+	Iteration int64
+	System    []string
+	Messages  []Message
+	// Source names what the messages were rebuilt from.
+	Source string
+	// Gaps name what could not be rebuilt. A frame without gaps is exactly
+	// the request the model saw, as far as the recording states it.
+	Gaps []string
+}
+
+// Complete reports whether the frame has no gaps.
+func (f Frame) Complete() bool { return len(f.Gaps) == 0 }
+
+// Sources of a rebuilt frame's messages.
+const (
+	FrameFromInjected   = "context.injected"
+	FrameFromHistory    = "iteration_end.history"
+	FrameFromUserPrompt = "turn_start.userPrompt"
+	FrameFromNothing    = "nothing recorded"
+)
+
+// CallView is one model call as the seams see it.
+type CallView struct {
+	Iteration int64
+	// Stage is the runtimeStageId of the call's llm_start.
+	Stage    string
+	Provider string
+	// Served is the tool names offered on the call (llm_start.tools), in
+	// request order.
+	Served []string
+	// ServedGap is non-empty when the served list is not recorded.
+	ServedGap string
+	Frame     Frame
+}
+
+// Eviction is one message a window strategy removed (context.evicted),
+// joined by content hash to the message it stands for.
+type Eviction struct {
+	Hash string
+	// Iteration is the iteration at whose head the message was evicted.
+	Iteration int64
+	// Candidates are the distinct messages the hash can stand for: one
+	// when the join is exact, several when it is ambiguous, none when the
+	// run recorded no message with that hash.
+	Candidates []Message
+}
+
+// Ambiguous reports whether the hash stands for more than one message.
+func (e Eviction) Ambiguous() bool { return len(e.Candidates) > 1 }
+
+// Resolved reports whether the hash was joined to any message at all.
+func (e Eviction) Resolved() bool { return len(e.Candidates) > 0 }
+
+// ComposeView is the compose seam of one model call: the tools served, the
+// maps parked for it, and every message evicted so far in the run.
+type ComposeView struct {
+	Call CallView
+	// ToolsStage is the runtimeStageId of the call's tools-slot pass, or
+	// the llm_start stage when the recording has none.
+	ToolsStage string
+	// Parked are the ids of the maps parked for this call, in the order
+	// they were parked.
+	Parked []string
+	// Evictions are every messages-slot eviction of the run so far.
+	Evictions []Eviction
+	// HistoryGap is non-empty when the run's earlier events are missing
+	// (a capped or rotated head), so parks and evictions before the first
+	// recorded event are unknown.
+	HistoryGap string
+}
+
+// WireView is the wire seam of one completed model call: the composed tool
+// names against the manifest the provider stated for the serialized body.
+type WireView struct {
+	Call CallView
+	// Stage is the runtimeStageId of the call's llm_end.
+	Stage string
+	// ManifestStated is false when llm_end carries no wireManifest.
+	ManifestStated bool
+	Manifest       []string
+	// ManifestGap is non-empty when a manifest was written but cannot be
+	// read.
+	ManifestGap string
+}
+
+// ToolCall is one tool call the model made (stream.tool_start).
+type ToolCall struct {
+	ID    string
+	Name  string
+	Args  json.RawMessage
+	Stage string
+}
+
+// ChoiceView is the choice seam of one model response: the tool calls it
+// made and the exact frame they were chosen from.
+type ChoiceView struct {
+	Call CallView
+	// Stage is the runtimeStageId of the call's llm_end.
+	Stage string
+	Calls []ToolCall
+}
+
+// ClaimRow is one settled reading of the claim ledger, flattened from a
+// tools.semantics_declared envelope.
+type ClaimRow struct {
+	Entity, Field string
+	Value         json.RawMessage
+	ToolName      string
+	ToolCallID    string
+	Iteration     int64
+	MeasuredAt    string
+}
+
+// ClaimView is the claim seam of one final answer.
+type ClaimView struct {
+	Iteration int64
+	// Stage is the runtimeStageId of the route decision that handed back
+	// the answer.
+	Stage string
+	// Answer is the final answer text; AnswerKnown is false when the
+	// recording does not carry it.
+	Answer      string
+	AnswerKnown bool
+	Rows        []ClaimRow
+	// RowsGap is non-empty when earlier events (and the readings they
+	// settled) are missing.
+	RowsGap string
+}

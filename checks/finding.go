@@ -1,0 +1,165 @@
+package checks
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"unicode/utf16"
+)
+
+// Kinds a finding can carry. agentfootprint's finding type names the first
+// five; fpcheck adds the write-seam and prior-turn kinds of the seeds.
+const (
+	KindInvariantViolation  = "invariant-violation"
+	KindUnsupportedArgument = "unsupported-argument"
+	KindDanglingReference   = "dangling-reference"
+	KindDuplicateExecution  = "duplicate-execution"
+	KindUnsupportedClaim    = "unsupported-claim"
+	KindEmptyLookup         = "empty-lookup"
+	KindPriorTurnEvidence   = "prior-turn-evidence"
+	KindColumnTypeMismatch  = "column-type-mismatch"
+	KindMissingColumn       = "missing-column"
+)
+
+// Seams where contradictions are created.
+const (
+	SeamWrite   = "write"
+	SeamCompose = "compose"
+	SeamWire    = "wire"
+	SeamChoice  = "choice"
+	SeamClaim   = "claim"
+)
+
+// Strata of an assertion: asserted witnesses can conflict, quoted history
+// never does.
+const (
+	StratumAsserted = "asserted"
+	StratumQuoted   = "quoted"
+)
+
+// Subject names who a finding is about.
+type Subject struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
+
+func (s Subject) String() string { return s.Kind + " " + s.ID }
+
+// Witness is one channel's assertion carried as proof with a finding.
+type Witness struct {
+	Subject        Subject         `json:"subject"`
+	Predicate      string          `json:"predicate"`
+	Value          json.RawMessage `json:"value,omitempty"`
+	Epoch          *int64          `json:"epoch,omitempty"`
+	Stratum        string          `json:"stratum"`
+	Provenance     string          `json:"provenance"`
+	RuntimeStageID string          `json:"runtimeStageId,omitempty"`
+	Synthetic      bool            `json:"synthetic,omitempty"`
+}
+
+// Finding is one context error, recorded by the live run or filed by a
+// replayed check. Empty strings mean "not recorded".
+type Finding struct {
+	Kind      string
+	Seam      string
+	Subjects  []Subject
+	Witnesses []Witness
+	// WitnessesRecorded is false when a recorded finding carried no
+	// witnesses array at all (as opposed to an empty one).
+	WitnessesRecorded bool
+	Predicate         string
+	Epoch             *int64
+	Iteration         *int64
+	Advisory          bool
+	Synthetic         bool
+	Message           string
+	// FiledAt is the runtimeStageId of the stage that filed the finding.
+	FiledAt string
+	// Line is the input line of the event that carried the finding, 0 when
+	// unknown or replayed.
+	Line int64
+}
+
+// Identity is the finding's dedup key: kind, seam, the sorted subjects and
+// the predicate, with the epoch left out so that one defect re-detected on a
+// later iteration stays one finding. It matches the string agentfootprint
+// computes at its call sites (epoch absent, so it ends in a space).
+func (f Finding) Identity() string {
+	return Identity(f.Kind, f.Seam, f.Subjects, f.Predicate)
+}
+
+// Identity builds the identity string of a finding from its parts.
+func Identity(kind, seam string, subjects []Subject, predicate string) string {
+	rendered := make([]string, len(subjects))
+	for i, s := range subjects {
+		rendered[i] = s.String()
+	}
+	SortUTF16(rendered)
+	var b strings.Builder
+	b.WriteString(kind)
+	b.WriteString(" @")
+	b.WriteString(seam)
+	b.WriteString(" [")
+	b.WriteString(strings.Join(rendered, " + "))
+	b.WriteString("] ")
+	b.WriteString(predicate)
+	b.WriteString(" ")
+	return b.String()
+}
+
+// SortUTF16 sorts strings by UTF-16 code units, the order of JavaScript's
+// default Array.prototype.sort, which differs from Go's byte order for
+// characters above U+FFFF against U+E000–U+FFFF.
+func SortUTF16(ss []string) {
+	sort.SliceStable(ss, func(i, j int) bool { return LessUTF16(ss[i], ss[j]) })
+}
+
+// LessUTF16 reports whether a sorts before b by UTF-16 code units.
+func LessUTF16(a, b string) bool {
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return ua[i] < ub[i]
+		}
+	}
+	return len(ua) < len(ub)
+}
+
+// Row is one registered check's line of the disposition ledger.
+type Row struct {
+	Check         string   `json:"check"`
+	Seam          string   `json:"seam"`
+	Checked       int64    `json:"checked"`
+	Findings      int64    `json:"findings"`
+	NotApplicable int64    `json:"notApplicable"`
+	Unreachable   int64    `json:"unreachable"`
+	Synthetic     int64    `json:"synthetic"`
+	LastFiredAt   *float64 `json:"lastFiredAt,omitempty"`
+}
+
+// NeverRan is true when the row counts no encounter of any kind.
+func (r Row) NeverRan() bool { return r.Checked+r.NotApplicable+r.Unreachable == 0 }
+
+// Disposition is what one encounter of a check concluded.
+type Disposition int
+
+const (
+	CheckedPass Disposition = iota
+	CheckedFail
+	NotApplicable
+	Unreachable
+)
+
+func (d Disposition) String() string {
+	switch d {
+	case CheckedPass:
+		return "checked-pass"
+	case CheckedFail:
+		return "checked-fail"
+	case NotApplicable:
+		return "not-applicable"
+	case Unreachable:
+		return "unreachable"
+	}
+	return "unknown"
+}

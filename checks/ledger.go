@@ -1,0 +1,182 @@
+package checks
+
+import (
+	"fmt"
+)
+
+// Ledger is one run's disposition ledger and findings rail. Every registered
+// check has a row from the start (the registration law): an unarmed check
+// files one not-applicable at once, so "nothing was armed" reads as explicit
+// rows rather than as silence. Rows count every encounter; findings are kept
+// once per identity, the first filing winning, so the two can differ and the
+// report says so.
+type Ledger struct {
+	checks   []*Check
+	armed    []bool
+	rows     []Row
+	index    map[string]int
+	seen     map[string]bool
+	findings []Finding
+	reasons  map[string][]string
+	reasonOK map[string]bool
+}
+
+// NewLedger registers every check of reg, in order. In dev posture each row
+// also counts the one canary minted for it (quarantined from the real
+// counts); whether the canary was caught is RunCanaries' business.
+func NewLedger(reg []*Check, decl *Declarations, posture string) *Ledger {
+	l := &Ledger{
+		index:    map[string]int{},
+		seen:     map[string]bool{},
+		reasons:  map[string][]string{},
+		reasonOK: map[string]bool{},
+	}
+	for _, c := range reg {
+		l.index[c.Key()] = len(l.rows)
+		row := Row{Check: c.Kind, Seam: c.Seam}
+		if posture == PostureDev {
+			row.Synthetic = 1
+		}
+		armed := c.Armed(decl)
+		if !armed {
+			row.NotApplicable = 1
+		}
+		l.checks = append(l.checks, c)
+		l.armed = append(l.armed, armed)
+		l.rows = append(l.rows, row)
+	}
+	return l
+}
+
+// Armed reports whether a registered check was armed at run start.
+func (l *Ledger) Armed(c *Check) bool {
+	i, ok := l.index[c.Key()]
+	return ok && l.armed[i]
+}
+
+// Note records one verdict of a check: it counts the encounter on the
+// check's row, files the findings whose identity the run has not seen yet,
+// and keeps each reason once. A verdict carrying findings is counted as
+// checked-fail even when every finding was already filed: the row counts
+// encounters, the rail counts defects. Advisories never fail an encounter.
+func (l *Ledger) Note(c *Check, v Verdict) {
+	if v.None {
+		return
+	}
+	i, ok := l.index[c.Key()]
+	if !ok {
+		// Only registered checks reach the engine; an unregistered note
+		// would be a row nobody reports, so it is dropped here on purpose.
+		return
+	}
+	d := v.Disposition
+	if hasDefect(v.Findings) {
+		d = CheckedFail
+	} else if d == CheckedFail {
+		// A failure that names no defect is not a failure anyone can read.
+		d = CheckedPass
+	}
+	row := &l.rows[i]
+	switch d {
+	case CheckedPass:
+		row.Checked++
+	case CheckedFail:
+		row.Checked++
+		row.Findings++
+	case NotApplicable:
+		row.NotApplicable++
+	case Unreachable:
+		row.Unreachable++
+	}
+	for _, f := range v.Findings {
+		id := f.Identity()
+		if l.seen[id] {
+			continue
+		}
+		l.seen[id] = true
+		l.findings = append(l.findings, f)
+	}
+	key := c.Key()
+	for _, r := range v.Reasons {
+		if r == "" || l.reasonOK[key+"\x00"+r] {
+			continue
+		}
+		l.reasonOK[key+"\x00"+r] = true
+		l.reasons[key] = append(l.reasons[key], r)
+	}
+}
+
+// hasDefect reports whether any finding is a defect; an advisory alone
+// never fails an encounter.
+func hasDefect(fs []Finding) bool {
+	for _, f := range fs {
+		if !f.Advisory {
+			return true
+		}
+	}
+	return false
+}
+
+// Rows returns a copy of the rows, in registration order.
+func (l *Ledger) Rows() []Row { return append([]Row{}, l.rows...) }
+
+// Findings returns the findings filed, one per identity, in filing order.
+func (l *Ledger) Findings() []Finding { return append([]Finding(nil), l.findings...) }
+
+// Reasons returns, per check key, why encounters could not be judged, each
+// reason once in first-seen order.
+func (l *Ledger) Reasons() map[string][]string {
+	out := make(map[string][]string, len(l.reasons))
+	for k, v := range l.reasons {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// AssertAlive is the dev-posture liveness theorem: in a run where work
+// existed (a model call completed), every registered row must have noted
+// something. The first silent row, in registration order, is returned as a
+// *CheckerDeadError.
+func (l *Ledger) AssertAlive(workExisted bool) error {
+	if !workExisted {
+		return nil
+	}
+	for i, r := range l.rows {
+		if r.NeverRan() {
+			c := l.checks[i]
+			return &CheckerDeadError{Kind: c.Kind, Seam: c.Seam, NeverRan: true}
+		}
+	}
+	return nil
+}
+
+// CheckerDeadError says a registered check demonstrably cannot do its job:
+// it missed its own canary, or it noted nothing in a run that had work for
+// it. A green from such a check would be decoration, so the run stops.
+type CheckerDeadError struct {
+	Kind, Seam string
+	// NeverRan is true for the liveness theorem (no disposition at all in
+	// a run with work) and false for a missed canary.
+	NeverRan bool
+}
+
+func (e *CheckerDeadError) Error() string {
+	if e.NeverRan {
+		return fmt.Sprintf("checker dead: %s at the %s seam noted no disposition at all in a run where a model call completed; a green row from a check that never ran proves nothing, so re-wire the check or remove it from the registry",
+			e.Kind, e.Seam)
+	}
+	return fmt.Sprintf("checker dead: %s at the %s seam was handed its synthetic contradiction and caught nothing; a green row from a check that cannot catch its own canary proves nothing, so fix the check or remove it from the registry",
+		e.Kind, e.Seam)
+}
+
+// RunCanaries hands every check of reg its synthetic contradiction, in
+// registry order, and returns a *CheckerDeadError for the first check that
+// files nothing. Canary findings are never filed anywhere.
+func RunCanaries(reg []*Check) error {
+	for _, c := range reg {
+		if c.Canary == nil || len(c.Canary()) == 0 {
+			return &CheckerDeadError{Kind: c.Kind, Seam: c.Seam}
+		}
+	}
+	return nil
+}

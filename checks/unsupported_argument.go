@@ -1,0 +1,277 @@
+package checks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// UnsupportedArgument is unsupported-argument at the choice seam: the model
+// called a grounded tool with an identifier that nothing the run served
+// holds.
+var UnsupportedArgument = &Check{
+	Kind:  KindUnsupportedArgument,
+	Seam:  SeamChoice,
+	Title: "a tool called with an identifier nothing served",
+	Doc: `After each model response, every call it made to a tool that declares argumentsFrom (stream.tool_start) has each identifier-like string argument looked up, case-insensitively as a substring, in the exact request frame the response was chosen from: the system prompt, the user messages and the tool-result messages. Assistant messages are not ground: they are what the model wrote, and a value read back out of rendered prose can be a fragment of something else. A value found there is grounded and files nothing.
+
+Identifier-like means: after trimming, at least 4 characters, no whitespace, and either a digit anywhere or one of - _ . : / together with a letter. So 4417-ganymede, screen2, rack-a1, 2024-05-01 and api.example.com are checked; yes, latest, Oslo and Bergen are not.
+
+An ungrounded value files one of two findings, because they need different fixes. Self-reference: the value appears in the frame only inside an assistant message; the message names the ground tools (argumentsFrom) to call again. Nowhere: the value appears nowhere in the frame; the message says no ground in the window holds it. The argument's dot-path (machine, filter.hosts.0) is the finding's predicate, so two bad arguments of one call are two findings and the same argument chosen again later in the run is one. Each completed model response is one encounter, its armed calls judged together.
+
+Fences, each silent by design: non-string arguments (numbers, booleans, null) are never checked; strings that are not identifier-like are never checked; a value found anywhere in the system prompt, a user message or any tool result passes, even an unrelated one; a tool that declares no argumentsFrom is never a subject; a response with no call to an armed tool, or whose armed calls carry no identifier-like string, is not-applicable; a value missing from a frame the recording could not rebuild completely is unreachable, never a finding.`,
+	Ceiling: `It catches fabrication and self-reference, not misattribution: any served string containing the value grounds it. A value the model legitimately composed from several grounds ("host1,host2") contains no single served string and files; such a tool should not declare argumentsFrom. Recordings carry no input schemas, so values a tool's own enum declares are not recognised as served, and tool descriptions are not ground.`,
+	ArmedBy: "argumentsFrom declared on at least one tool",
+	Armed:   func(d *Declarations) bool { return d.AnyArgumentsFrom() },
+	Canary: func() []Finding {
+		frame := Frame{
+			System: []string{"You triage a fleet of machines."},
+			Messages: []Message{
+				{Role: RoleAssistant, Content: "The nightly job bkp-4417-ganymede-tier2 finished at 02:14."},
+				{Role: RoleUser, Content: "What is the backup status for that machine?"},
+			},
+		}
+		call := ToolCall{ID: "canary-call", Name: "canary_tool", Args: json.RawMessage(`{"machine":"4417-ganymede"}`)}
+		fs, _, _ := unsupportedArguments(call, []string{"canary_ground"}, frame, -1)
+		return fs
+	},
+	OnChoice: judgeChoice,
+}
+
+// IdentifierLike reports whether a string argument is shaped like an
+// identifier the model must have read somewhere: after trimming, at least 4
+// characters, no whitespace, and a digit, or one of - _ . : / together with
+// a letter. Plain words are not identifiers: substring-grounding them would
+// accuse every ordinary word the model chose.
+func IdentifierLike(s string) bool {
+	t := strings.TrimSpace(s)
+	if utf8.RuneCountInString(t) < 4 {
+		return false
+	}
+	digit, letter, sep := false, false, false
+	for _, r := range t {
+		switch {
+		case unicode.IsSpace(r):
+			return false
+		case unicode.IsDigit(r):
+			digit = true
+		case unicode.IsLetter(r):
+			letter = true
+		case strings.ContainsRune("-_.:/", r):
+			sep = true
+		}
+	}
+	return digit || (sep && letter)
+}
+
+// argLeaf is one string argument and its dot-path.
+type argLeaf struct {
+	path, value string
+}
+
+// rootPath names an arguments value that is itself a string.
+const rootPath = "$"
+
+// stringLeaves walks tool arguments in the order they were written and
+// returns every string leaf with its dot-path (machine, filter.hosts.0).
+func stringLeaves(raw json.RawMessage) ([]argLeaf, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var out []argLeaf
+	if err := walkLeaves(dec, "", &out); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("trailing data after the arguments value")
+	}
+	return out, nil
+}
+
+func walkLeaves(dec *json.Decoder, path string, out *[]argLeaf) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				key, _ := kt.(string)
+				if err := walkLeaves(dec, joinPath(path, key), out); err != nil {
+					return err
+				}
+			}
+		case '[':
+			for i := 0; dec.More(); i++ {
+				if err := walkLeaves(dec, joinPath(path, strconv.Itoa(i)), out); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := dec.Token() // the closing delimiter
+		return err
+	case string:
+		p := path
+		if p == "" {
+			p = rootPath
+		}
+		*out = append(*out, argLeaf{path: p, value: t})
+	}
+	return nil
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// groundedness of one value in a frame.
+type groundedness int
+
+const (
+	groundedInFrame groundedness = iota
+	onlyInAssistant
+	nowhereInFrame
+)
+
+func locate(needle string, frame Frame) groundedness {
+	for _, s := range frame.System {
+		if strings.Contains(strings.ToLower(s), needle) {
+			return groundedInFrame
+		}
+	}
+	inAssistant := false
+	for _, m := range frame.Messages {
+		has := strings.Contains(strings.ToLower(m.Content), needle)
+		if !has {
+			continue
+		}
+		if m.Role == RoleAssistant {
+			inAssistant = true
+			continue
+		}
+		return groundedInFrame
+	}
+	if inAssistant {
+		return onlyInAssistant
+	}
+	return nowhereInFrame
+}
+
+// maxQuoted bounds how much of a value a message quotes.
+const maxQuoted = 80
+
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxQuoted {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:maxQuoted-1]) + "…"
+}
+
+// unsupportedArguments is the pure judge for one call: the findings it
+// files, the arguments it could not judge (with why), and how many
+// identifier-like arguments it looked at.
+func unsupportedArguments(call ToolCall, grounds []string, frame Frame, epoch int64) (fs []Finding, unjudged []string, judged int) {
+	leaves, err := stringLeaves(call.Args)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orUnknown(call.ID), call.Name, err)}, 0
+	}
+	for _, leaf := range leaves {
+		if !IdentifierLike(leaf.value) {
+			continue
+		}
+		judged++
+		value := strings.TrimSpace(leaf.value)
+		where := locate(strings.ToLower(value), frame)
+		if where == groundedInFrame {
+			continue
+		}
+		if !frame.Complete() {
+			unjudged = append(unjudged, fmt.Sprintf("'%s' argument %s = \"%s\" (call %s) is not in what the recording kept of the iteration %d frame, and that frame is incomplete: %s",
+				call.Name, leaf.path, clip(value), orUnknown(call.ID), frame.Iteration, strings.Join(frame.Gaps, "; ")))
+			continue
+		}
+		fs = append(fs, argumentFinding(call, leaf, value, grounds, frame, where, epoch))
+	}
+	return fs, unjudged, judged
+}
+
+func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string, frame Frame, where groundedness, epoch int64) Finding {
+	subject := toolSubject(call.Name)
+	users, tools, assistants := 0, 0, 0
+	for _, m := range frame.Messages {
+		switch m.Role {
+		case RoleUser:
+			users++
+		case RoleTool:
+			tools++
+		case RoleAssistant:
+			assistants++
+		}
+	}
+	frameProvenance := fmt.Sprintf("frame of iteration %d (%s): %d system prompt %s, %d user, %d tool and %d assistant %s",
+		frame.Iteration, frame.Source, len(frame.System), plural(len(frame.System), "piece", "pieces"), users, tools, assistants, plural(assistants, "message", "messages"))
+	verdict := "found nowhere in the frame the model chose from"
+	if where == onlyInAssistant {
+		verdict = "found only in the model's own earlier answer"
+	}
+	witnesses := []Witness{
+		asserted(subject, leaf.path, leaf.value, epoch, fmt.Sprintf("stream.tool_start %s: argument %s as the model chose it", orUnknown(call.ID), leaf.path)),
+		asserted(subject, leaf.path, verdict, epoch, frameProvenance),
+	}
+	refetch := strings.Join(grounds, " or ")
+	var msg string
+	if where == onlyInAssistant {
+		msg = fmt.Sprintf("'%s' was called with %s = \"%s\", and in the frame the model chose from that value appears only inside its own earlier answer, which is rendered text rather than evidence; call %s again and use a value it returns.",
+			call.Name, leaf.path, clip(value), refetch)
+	} else {
+		msg = fmt.Sprintf("'%s' was called with %s = \"%s\", but no ground in the window holds it: no system prompt, user message or tool result of the frame the model chose from contains it; get the real value from %s or from the user instead of trusting this one.",
+			call.Name, leaf.path, clip(value), refetch)
+	}
+	return finding(KindUnsupportedArgument, SeamChoice, []Subject{subject}, leaf.path, witnesses, epoch, msg)
+}
+
+func judgeChoice(v ChoiceView, d *Declarations) Verdict {
+	var fs []Finding
+	var reasons []string
+	armed, judged := 0, 0
+	for _, call := range v.Calls {
+		grounds := d.GroundsOf(call.Name)
+		if len(grounds) == 0 {
+			continue
+		}
+		armed++
+		f, why, n := unsupportedArguments(call, grounds, v.Call.Frame, v.Call.Iteration)
+		fs = append(fs, f...)
+		reasons = append(reasons, why...)
+		judged += n
+	}
+	switch {
+	case armed == 0:
+		return NotApplicableVerdict()
+	case len(fs) > 0:
+		return Verdict{Disposition: CheckedFail, Findings: stamp(fs, v.Stage), Reasons: reasons}
+	case len(reasons) > 0:
+		return UnreachableBecause(reasons...)
+	case judged == 0:
+		return NotApplicableVerdict()
+	}
+	return Pass()
+}

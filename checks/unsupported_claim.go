@@ -1,0 +1,484 @@
+package checks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// UnsupportedClaim is unsupported-claim at the claim seam: a typed answer
+// field disagrees with the fact the run itself settled.
+var UnsupportedClaim = &Check{
+	Kind:  KindUnsupportedClaim,
+	Seam:  SeamClaim,
+	Title: "an answer field contradicts the run's settled fact",
+	Doc: `At each final answer, every declared claim (answer field → entity and field) reads its field out of the answer, parsed as JSON, and compares it with the run's settled fact: the last reading of that entity and field that any tool declared in a semantic envelope (tools.semantics_declared: each facts column other than entity, and each series point, is one reading). Values compare structurally after normalisation (object keys sorted, numbers in their shortest form). A disagreement files one finding per entity and field, with the settled and the claimed value as witnesses and every earlier reading quoted as history, so claiming a superseded value is a contradiction too.
+
+Doubt is not contradiction: an answer of null or "unknown" where the run settled a value files an advisory, counted apart, and the encounter passes. A numeric string whose number equals a numeric fact passes.
+
+Fences: an answer field the answer does not carry is not-applicable; a fact no tool settled, or settled as unknown, is unreachable, never an accusation; an answer that is not a JSON object or array makes every claim unreachable. Each declared claim is one encounter per final answer.`,
+	Ceiling:      `It compares only the fields a claims contract names, and only in typed answers: prose is never checked. It cannot see an output middleware that denied the answer or a schema that rejected it, since neither is recorded; it judges the final answer as the recording states it.`,
+	ArmedBy:      "claims declared: answer fields bound to an entity and a field",
+	AdvisoryWhen: "doubt only",
+	Armed:        func(d *Declarations) bool { return d != nil && len(d.Claims) > 0 },
+	Canary: func() []Finding {
+		rows := []ClaimRow{{Entity: "canary-entity", Field: "canary-field", Value: json.RawMessage(`"settled"`), ToolName: "canary", ToolCallID: "canary", Iteration: -1}}
+		var fs []Finding
+		for _, r := range unsupportedClaimsOf([]ClaimDecl{{AnswerField: "canary", Entity: "canary-entity", Field: "canary-field"}},
+			rows, json.RawMessage(`{"canary":"claimed-otherwise"}`), -1) {
+			fs = append(fs, r.Findings...)
+		}
+		return fs
+	},
+	OnClaim: judgeClaims,
+}
+
+// jsonNode is a decoded JSON value that keeps numbers exact and object keys
+// in the order written: claims compare values the way agentfootprint does,
+// and messages quote them as the answer wrote them.
+type jsonNode struct {
+	kind   byte // 'o' object, 'a' array, 's' string, 'n' number, 'b' bool, 'z' null
+	keys   []string
+	fields map[string]*jsonNode
+	items  []*jsonNode
+	str    string
+	num    float64
+	b      bool
+}
+
+func parseJSONNode(raw []byte) (*jsonNode, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	n, err := decodeNode(dec)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data")
+	}
+	return n, nil
+}
+
+func decodeNode(dec *json.Decoder) (*jsonNode, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '{' {
+			n := &jsonNode{kind: 'o', fields: map[string]*jsonNode{}}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, _ := kt.(string)
+				v, err := decodeNode(dec)
+				if err != nil {
+					return nil, err
+				}
+				if _, dup := n.fields[k]; !dup {
+					n.keys = append(n.keys, k)
+				}
+				n.fields[k] = v // the last duplicate wins, as in JSON.parse
+			}
+			_, err := dec.Token()
+			return n, err
+		}
+		n := &jsonNode{kind: 'a'}
+		for dec.More() {
+			v, err := decodeNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			n.items = append(n.items, v)
+		}
+		_, err := dec.Token()
+		return n, err
+	case string:
+		return &jsonNode{kind: 's', str: t}, nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(t), 64)
+		if err != nil && !isRangeErr(err) {
+			return nil, err
+		}
+		return &jsonNode{kind: 'n', num: f}, nil
+	case bool:
+		return &jsonNode{kind: 'b', b: t}, nil
+	}
+	return &jsonNode{kind: 'z'}, nil
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// participates is false for a reading that says nothing: absent, or a claim
+// object of kind unknown or not-applicable.
+func participates(n *jsonNode) bool {
+	if n == nil {
+		return false
+	}
+	if n.kind == 'o' {
+		if k := n.fields["kind"]; k != nil && k.kind == 's' && (k.str == "unknown" || k.str == "not-applicable") {
+			return false
+		}
+	}
+	return true
+}
+
+// comparable unwraps a known claim object to its value.
+func comparable(n *jsonNode) *jsonNode {
+	if n != nil && n.kind == 'o' {
+		if k := n.fields["kind"]; k != nil && k.kind == 's' && k.str == "known" {
+			if v, ok := n.fields["value"]; ok {
+				return v
+			}
+		}
+	}
+	return n
+}
+
+// render is the normalised form values are compared in: object keys sorted
+// by UTF-16 code units, numbers in their shortest form.
+func render(n *jsonNode) string {
+	var b strings.Builder
+	renderTo(&b, n)
+	return b.String()
+}
+
+func renderTo(b *strings.Builder, n *jsonNode) {
+	switch n.kind {
+	case 'o':
+		keys := append([]string(nil), n.keys...)
+		SortUTF16(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(jsonValue(k))
+			b.WriteByte(':')
+			renderTo(b, n.fields[k])
+		}
+		b.WriteByte('}')
+	case 'a':
+		b.WriteByte('[')
+		for i, it := range n.items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			renderTo(b, it)
+		}
+		b.WriteByte(']')
+	case 's':
+		b.Write(jsonValue(n.str))
+	case 'n':
+		b.WriteString(jsNumber(n.num))
+	case 'b':
+		b.WriteString(strconv.FormatBool(n.b))
+	default:
+		b.WriteString("null")
+	}
+}
+
+// jsNumber formats a number the way JavaScript prints it.
+func jsNumber(f float64) string {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return "null"
+	case f == 0:
+		return "0"
+	}
+	abs := math.Abs(f)
+	if abs >= 1e-6 && abs < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	sign := exp[0]
+	digits := strings.TrimLeft(exp[1:], "0")
+	return mant + "e" + string(sign) + digits
+}
+
+var jsDecimal = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+
+// numberOf converts a string the way JavaScript's Number() does, reporting
+// false where Number() gives NaN.
+func numberOf(s string) (float64, bool) {
+	t := strings.TrimSpace(s)
+	switch t {
+	case "":
+		return 0, true
+	case "Infinity", "+Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	}
+	if len(t) > 2 && t[0] == '0' {
+		base := 0
+		switch t[1] {
+		case 'x', 'X':
+			base = 16
+		case 'o', 'O':
+			base = 8
+		case 'b', 'B':
+			base = 2
+		}
+		if base != 0 {
+			u, err := strconv.ParseUint(t[2:], base, 64)
+			if err != nil {
+				return 0, false
+			}
+			return float64(u), true
+		}
+	}
+	if !jsDecimal.MatchString(t) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil && !isRangeErr(err) {
+		return 0, false
+	}
+	return f, true
+}
+
+// readPath reads a dot path out of an answer; nil means absent.
+func readPath(n *jsonNode, path string) *jsonNode {
+	cur := n
+	for _, step := range strings.Split(path, ".") {
+		switch {
+		case cur == nil:
+			return nil
+		case cur.kind == 'o':
+			cur = cur.fields[step]
+		case cur.kind == 'a':
+			i, err := strconv.Atoi(step)
+			if err != nil || i < 0 || i >= len(cur.items) || strconv.Itoa(i) != step {
+				return nil
+			}
+			cur = cur.items[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+func rawOf(n *jsonNode) json.RawMessage {
+	var b strings.Builder
+	writeInOrder(&b, n)
+	return json.RawMessage(b.String())
+}
+
+// writeInOrder renders a value with its keys in written order, as a
+// message quotes it.
+func writeInOrder(b *strings.Builder, n *jsonNode) {
+	switch n.kind {
+	case 'o':
+		b.WriteByte('{')
+		for i, k := range n.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(jsonValue(k))
+			b.WriteByte(':')
+			writeInOrder(b, n.fields[k])
+		}
+		b.WriteByte('}')
+	case 'a':
+		b.WriteByte('[')
+		for i, it := range n.items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeInOrder(b, it)
+		}
+		b.WriteByte(']')
+	default:
+		renderTo(b, n)
+	}
+}
+
+func ledgerProvenance(r ClaimRow, withMeasured bool) string {
+	s := fmt.Sprintf("%s (call %s, iteration %d)", r.ToolName, r.ToolCallID, r.Iteration)
+	if withMeasured && r.MeasuredAt != "" {
+		s += ", measured_at " + r.MeasuredAt
+	}
+	return s
+}
+
+// unsupportedClaimsOf is the pure judge: one verdict per declared claim, in
+// declaration order.
+func unsupportedClaimsOf(declared []ClaimDecl, rows []ClaimRow, answer json.RawMessage, epoch int64) []Verdict {
+	out := make([]Verdict, 0, len(declared))
+	parsed, err := parseJSONNode(answer)
+	if err != nil || (parsed.kind != 'o' && parsed.kind != 'a') {
+		for _, c := range declared {
+			out = append(out, UnreachableBecause(fmt.Sprintf("the final answer of iteration %d is not a JSON object, so claim '%s' cannot be read from it", epoch, c.AnswerField)))
+		}
+		return out
+	}
+	for _, c := range declared {
+		out = append(out, judgeOneClaim(c, rows, parsed, epoch))
+	}
+	return out
+}
+
+func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) Verdict {
+	claimed := readPath(answer, c.AnswerField)
+	if claimed == nil {
+		return NotApplicableVerdict()
+	}
+	var matching []ClaimRow
+	for _, r := range rows {
+		if r.Entity == c.Entity && r.Field == c.Field {
+			matching = append(matching, r)
+		}
+	}
+	if len(matching) == 0 {
+		return UnreachableBecause(fmt.Sprintf("no tool settled %s(%s) before the answer of iteration %d, so claim '%s' has nothing to be checked against", c.Field, c.Entity, epoch, c.AnswerField))
+	}
+	settledRow := matching[len(matching)-1]
+	settledNode, err := parseJSONNode(settledRow.Value)
+	if err != nil || !participates(settledNode) {
+		return UnreachableBecause(fmt.Sprintf("the settled reading of %s(%s) is unknown (%s), so claim '%s' has nothing to be checked against", c.Field, c.Entity, ledgerProvenance(settledRow, true), c.AnswerField))
+	}
+	settled := comparable(settledNode)
+	subject := Subject{Kind: "entity", ID: c.Entity}
+	settledWitness := Witness{Subject: subject, Predicate: c.Field, Value: rawOf(settled), Epoch: epochPtr(epoch),
+		Stratum: StratumAsserted, Provenance: ledgerProvenance(settledRow, true)}
+
+	doubt := claimed.kind == 'z' || (claimed.kind == 's' && claimed.str == "unknown")
+	if doubt {
+		if settled.kind == 'z' || (settled.kind == 's' && settled.str == "unknown") {
+			return Pass()
+		}
+		f := finding(KindUnsupportedClaim, SeamClaim, []Subject{subject}, c.Field, []Witness{settledWitness}, epoch,
+			fmt.Sprintf("The answer's '%s' says %s while the run verified %s(%s) = %s (%s); declining to state a verified fact is doubt, not contradiction, so it is filed as an advisory: state the verified value if the answer should carry it.",
+				c.AnswerField, rawOf(claimed), c.Field, c.Entity, rawOf(settled), ledgerProvenance(settledRow, true)))
+		f.Advisory = true
+		// An advisory never counts as a failed encounter.
+		return Verdict{Disposition: CheckedPass, Findings: []Finding{f}}
+	}
+	if settled.kind == 'n' && claimed.kind == 's' && strings.TrimSpace(claimed.str) != "" {
+		if n, ok := numberOf(claimed.str); ok && n == settled.num {
+			return Pass()
+		}
+	}
+	if !participates(claimed) || render(comparable(claimed)) == render(settled) {
+		return Pass()
+	}
+	witnesses := []Witness{settledWitness,
+		{Subject: subject, Predicate: c.Field, Value: rawOf(claimed), Epoch: epochPtr(epoch), Stratum: StratumAsserted,
+			Provenance: fmt.Sprintf("answer field '%s'", c.AnswerField)}}
+	for _, r := range matching[:len(matching)-1] {
+		v := r.Value
+		if n, err := parseJSONNode(r.Value); err == nil {
+			v = rawOf(n)
+		}
+		witnesses = append(witnesses, Witness{Subject: subject, Predicate: c.Field, Value: v, Stratum: StratumQuoted,
+			Provenance: ledgerProvenance(r, false)})
+	}
+	return Fail(finding(KindUnsupportedClaim, SeamClaim, []Subject{subject}, c.Field, witnesses, epoch,
+		fmt.Sprintf("The answer's '%s' claims %s, but the run's settled fact %s(%s) is %s (%s); correct the answer to the settled value, or fetch the fact again if it has changed.",
+			c.AnswerField, rawOf(claimed), c.Field, c.Entity, rawOf(settled), ledgerProvenance(settledRow, true))))
+}
+
+func judgeClaims(v ClaimView, d *Declarations) []Verdict {
+	if !v.AnswerKnown {
+		out := make([]Verdict, 0, len(d.Claims))
+		for range d.Claims {
+			out = append(out, UnreachableBecause(fmt.Sprintf("the final answer of iteration %d is not recorded", v.Iteration)))
+		}
+		return out
+	}
+	verdicts := unsupportedClaimsOf(d.Claims, v.Rows, json.RawMessage(v.Answer), v.Iteration)
+	for i := range verdicts {
+		verdicts[i].Findings = stamp(verdicts[i].Findings, v.Stage)
+		if v.RowsGap != "" && verdicts[i].Disposition == Unreachable {
+			verdicts[i].Reasons = append(verdicts[i].Reasons, v.RowsGap)
+		}
+	}
+	return verdicts
+}
+
+// ClaimRowsOf flattens one semantic envelope (tools.semantics_declared's
+// semantics) into claim readings: each facts column other than entity, then
+// each series point, in the order written.
+func ClaimRowsOf(semantics json.RawMessage, toolName, toolCallID string, iteration int64) []ClaimRow {
+	env, err := parseJSONNode(semantics)
+	if err != nil || env.kind != 'o' {
+		return nil
+	}
+	measured := ""
+	if p := env.fields["provenance"]; p != nil && p.kind == 'o' {
+		measured = stringOfScalar(p.fields["measured_at"])
+	}
+	var rows []ClaimRow
+	row := func(entity, field string, value *jsonNode, at string) {
+		rows = append(rows, ClaimRow{Entity: entity, Field: field, Value: rawOf(value), ToolName: toolName, ToolCallID: toolCallID, Iteration: iteration, MeasuredAt: at})
+	}
+	if facts := env.fields["facts"]; facts != nil && facts.kind == 'a' {
+		for _, f := range facts.items {
+			if f.kind != 'o' {
+				continue
+			}
+			entity := stringOnly(f.fields["entity"])
+			for _, k := range f.keys {
+				if k != "entity" {
+					row(entity, k, f.fields[k], measured)
+				}
+			}
+		}
+	}
+	if series := env.fields["series"]; series != nil && series.kind == 'a' {
+		for _, p := range series.items {
+			if p.kind != 'o' {
+				continue
+			}
+			at := measured
+			if t := p.fields["t"]; t != nil {
+				at = stringOfScalar(t)
+			}
+			value := p.fields["value"]
+			if value == nil {
+				value = &jsonNode{kind: 'z'}
+			}
+			row(stringOnly(p.fields["entity"]), stringOnly(p.fields["metric"]), value, at)
+		}
+	}
+	return rows
+}
+
+// stringOnly reads a string; anything else can never equal a declared
+// (string) entity or field, so it reads as "".
+func stringOnly(n *jsonNode) string {
+	if n != nil && n.kind == 's' {
+		return n.str
+	}
+	return ""
+}
+
+// stringOfScalar renders a scalar the way JavaScript's String() would, for
+// the strings and numbers that appear as entities and clock words.
+func stringOfScalar(n *jsonNode) string {
+	if n == nil {
+		return ""
+	}
+	switch n.kind {
+	case 's':
+		return n.str
+	case 'n':
+		return jsNumber(n.num)
+	case 'b':
+		return strconv.FormatBool(n.b)
+	}
+	return ""
+}

@@ -1,0 +1,79 @@
+package checks
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// jsonValue renders a witness value. HTML escaping is off so a value reads
+// the same in the JSON report as in the recording it came from.
+func jsonValue(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+func epochPtr(e int64) *int64 { return &e }
+
+// asserted builds one asserted witness at an epoch.
+func asserted(subject Subject, predicate string, value any, epoch int64, provenance string) Witness {
+	return Witness{
+		Subject:    subject,
+		Predicate:  predicate,
+		Value:      jsonValue(value),
+		Epoch:      epochPtr(epoch),
+		Stratum:    StratumAsserted,
+		Provenance: provenance,
+	}
+}
+
+// finding builds a replayed finding; the epoch is the iteration it was
+// detected on, as agentfootprint stamps it.
+func finding(kind, seam string, subjects []Subject, predicate string, witnesses []Witness, epoch int64, message string) Finding {
+	return Finding{
+		Kind:              kind,
+		Seam:              seam,
+		Subjects:          subjects,
+		Witnesses:         witnesses,
+		WitnessesRecorded: true,
+		Predicate:         predicate,
+		Epoch:             epochPtr(epoch),
+		Iteration:         epochPtr(epoch),
+		Message:           message,
+	}
+}
+
+func toolSubject(name string) Subject { return Subject{Kind: "tool", ID: name} }
+
+// nameList renders names for a message: a, b, c.
+func nameList(names []string) string { return strings.Join(names, ", ") }
+
+// plural picks the singular or plural form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// stamp sets where a finding was filed.
+func stamp(fs []Finding, stage string) []Finding {
+	for i := range fs {
+		fs[i].FiledAt = stage
+	}
+	return fs
+}
+
+// setOf builds a membership set.
+func setOf(names []string) map[string]bool {
+	s := make(map[string]bool, len(names))
+	for _, n := range names {
+		s[n] = true
+	}
+	return s
+}

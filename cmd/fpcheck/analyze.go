@@ -1,0 +1,138 @@
+package main
+
+import (
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/report"
+	"github.com/spf13/cobra"
+)
+
+// AnalyzeOptions are analyze's parsed flags and dependencies.
+type AnalyzeOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	Inputs []string
+	Format string
+	Kind   string
+	Limit  int
+	FailOn string
+	Allow  bool
+	Load   loadOptions
+}
+
+// NewCmdAnalyze builds `fpcheck analyze`. runF replaces the real run in
+// tests that only check flag parsing.
+func NewCmdAnalyze(ios *IOStreams, g *globalOptions, runF func(*AnalyzeOptions) error) *cobra.Command {
+	o := &AnalyzeOptions{IO: ios, Global: g}
+	cmd := &cobra.Command{
+		Use:   "analyze [flags] RECORDING...",
+		Short: "Report what each run's integrity checks recorded and what a replay finds now",
+		Long: `analyze loads each recording (a file, a directory of recordings, or - for
+stdin), splits it into runs, reads the integrity evidence each run recorded,
+replays the run through this build's checks, and prints the report.
+
+Every input line is accounted for: decoded, blank, skipped as an unknown
+event type, or reported as malformed with its line number.
+
+` + exitCodesHelp,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return flagErrorf("analyze needs at least one recording (a path, a directory, or - for stdin)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Inputs = args
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return analyzeRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Format, "format", "text", "output format: text or json")
+	f.StringVar(&o.Kind, "kind", "", "list only findings of this kind (see 'fpcheck checks')")
+	f.IntVar(&o.Limit, "limit", 0, "list at most N findings per run (0 = all)")
+	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory (advisories fail too) or drift (recorded and replayed disagree)")
+	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run has no evidence or a registered check never ran")
+	addLoadFlags(cmd, &o.Load)
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"defect", "advisory", "drift"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(checks.FilableKinds(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// addLoadFlags declares the loader and replay flags analyze and diff share.
+func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
+	f := cmd.Flags()
+	f.StringVar(&o.Declarations, "declarations", "", "YAML or JSON declarations that arm the checks (see docs/declarations.md)")
+	f.StringVar(&o.Posture, "posture", "", "observe, or dev to run every check's canary first (default: the declarations' posture, else observe)")
+	f.IntVarP(&o.Jobs, "jobs", "j", 0, "recordings read at once (default: the number of CPUs)")
+	f.BoolVar(&o.NoRotated, "no-rotated", false, "do not read a rotated sibling PATH.1 before PATH")
+	f.Int64Var(&o.MaxLineBytes, "max-line-bytes", 0, "longest NDJSON line accepted (default 256 MiB)")
+	f.Int64Var(&o.MaxDecompressedBytes, "max-decompressed-bytes", 0, "most bytes one compressed input may expand to (default 8 GiB)")
+	f.IntVar(&o.MaxEventsPerRun, "max-events-per-run", 0, "most events one run may hold in memory (default 5,000,000)")
+	_ = cmd.RegisterFlagCompletionFunc("posture", cobra.FixedCompletions([]string{"observe", "dev"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+func (o *AnalyzeOptions) validate() error {
+	switch o.Format {
+	case "text", "json":
+	default:
+		return flagErrorf("--format must be text or json, not %q", o.Format)
+	}
+	switch o.FailOn {
+	case "defect", "advisory", "drift":
+	default:
+		return flagErrorf("--fail-on must be defect, advisory or drift, not %q", o.FailOn)
+	}
+	switch o.Global.Color {
+	case "auto", "always", "never":
+	default:
+		return flagErrorf("--color must be auto, always or never, not %q", o.Global.Color)
+	}
+	if o.Limit < 0 {
+		return flagErrorf("--limit must be 0 (all) or more, not %d", o.Limit)
+	}
+	return report.ValidateKind(o.Kind, o.reportOptions())
+}
+
+func (o *AnalyzeOptions) reportOptions() report.Options {
+	return report.Options{
+		Kind:            o.Kind,
+		Limit:           o.Limit,
+		FailOn:          o.FailOn,
+		AllowUnmeasured: o.Allow,
+		FilableKinds:    checks.FilableKinds(),
+		KnownKinds:      checks.KnownKinds(),
+	}
+}
+
+func analyzeRun(o *AnalyzeOptions) error {
+	inputs, err := recording.Expand(o.Inputs)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	p, err := newPipeline(o.Load)
+	if err != nil {
+		return err
+	}
+	rep := report.Build(p.run(inputs, o.IO), o.reportOptions())
+	if err := render(o.IO, rep, o.Format, o.Global.Color); err != nil {
+		return err
+	}
+	return &StatusError{Code: ExitCode(rep.ExitCode())}
+}
+
+// render writes the report in the chosen format to stdout.
+func render(ios *IOStreams, rep *report.Report, format, color string) error {
+	switch format {
+	case "json":
+		return report.RenderJSON(ios.Out, rep)
+	default:
+		return report.RenderText(ios.Out, rep, report.TextOptions{Color: ios.colorEnabled(color)})
+	}
+}

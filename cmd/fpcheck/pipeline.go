@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
+	"github.com/fpcheck/fpcheck/report"
+)
+
+// loadOptions are the loader and replay knobs analyze and diff share.
+type loadOptions struct {
+	Declarations         string
+	Posture              string
+	Jobs                 int
+	NoRotated            bool
+	MaxLineBytes         int64
+	MaxDecompressedBytes int64
+	MaxEventsPerRun      int
+}
+
+// pipeline turns CLI arguments into report inputs: expand, load each input
+// (in parallel, results kept in input order), and for each run read the
+// recorded evidence and replay the checks.
+type pipeline struct {
+	opts  loadOptions
+	decls *checks.Declarations
+	stdin *os.File
+}
+
+func newPipeline(o loadOptions) (*pipeline, error) {
+	p := &pipeline{opts: o}
+	if o.Posture != "" && o.Posture != "observe" && o.Posture != "dev" {
+		return nil, flagErrorf("--posture must be observe or dev, not %q", o.Posture)
+	}
+	if o.Declarations != "" {
+		data, err := os.ReadFile(o.Declarations)
+		if err != nil {
+			return nil, &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
+		}
+		d, err := checks.ParseDeclarations(o.Declarations, data)
+		if err != nil {
+			return nil, err
+		}
+		p.decls = d
+	}
+	if p.posture() == "dev" {
+		if err := checks.RunCanaries(checks.Registry); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// posture is the flag's value, else the declarations file's, else observe.
+func (p *pipeline) posture() string {
+	if p.opts.Posture != "" {
+		return p.opts.Posture
+	}
+	if p.decls != nil && p.decls.Posture != "" {
+		return p.decls.Posture
+	}
+	return "observe"
+}
+
+func (p *pipeline) recordingOptions() recording.Options {
+	return recording.Options{
+		MaxLineBytes:         p.opts.MaxLineBytes,
+		MaxDecompressedBytes: p.opts.MaxDecompressedBytes,
+		MaxEventsPerRun:      p.opts.MaxEventsPerRun,
+		NoRotated:            p.opts.NoRotated,
+	}
+}
+
+// run loads every input. Inputs are independent, so up to Jobs of them are
+// read at once; the returned slice is in input order whatever the timing.
+func (p *pipeline) run(inputs []string, ios *IOStreams) []report.InputResult {
+	jobs := p.opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	if jobs > len(inputs) {
+		jobs = len(inputs)
+	}
+	results := make([]report.InputResult, len(inputs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = p.one(inputs[i], ios)
+			}
+		})
+	}
+	for i := range inputs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+// one loads a single input and replays each of its runs as the loader hands
+// it over, so a run's events are dropped as soon as it is judged.
+func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
+	var runs []report.RunResult
+	judge := func(run *recording.Run) error {
+		rr, err := p.judge(run)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, rr)
+		return nil
+	}
+	var st *recording.Stats
+	var err error
+	if path == "-" {
+		st, err = recording.LoadReader("-", ios.In, p.recordingOptions(), judge)
+	} else {
+		st, err = recording.Load(path, p.recordingOptions(), judge)
+	}
+	return report.InputResult{Stats: st, Runs: runs, Err: err}
+}
+
+// judge reads one run's recorded evidence and replays it. The replay
+// merges the declarations the recording itself states under the file's. A
+// dead checker in dev posture is a verdict about the run (unmeasured), not a
+// failure to read it, so it travels with the run's result.
+func (p *pipeline) judge(run *recording.Run) (report.RunResult, error) {
+	rr := report.NewRunResult(run)
+	replayed, err := replay.Replay(run, p.decls, replay.Options{Posture: p.posture()})
+	if dead, ok := errors.AsType[*checks.CheckerDeadError](err); ok && replayed != nil {
+		rr.CheckerDead, err = dead.Error(), nil
+	}
+	if err != nil {
+		return report.RunResult{}, err
+	}
+	rr.Replayed = replayed
+	return rr, nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…"; a build
+// from a module download reports the module version instead.
+var version = ""
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	Color string
+}
+
+// NewRootCmd builds the command tree. Nothing is global: tests build a fresh
+// tree per run.
+func NewRootCmd(ios *IOStreams) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "fpcheck",
+		Short: "Replay agentfootprint recordings through the Context Integrity checks",
+		Long: `fpcheck reads recordings of agentfootprint agent runs (NDJSON event streams,
+recording JSON, agentfootprint.recording.v1 envelopes, recording artifacts;
+zstd or gzip), replays every run through Go ports of the Context Integrity
+checks, and reports what the live run recorded beside what the checks find
+now. A green report is bounded: it means no REGISTERED check was violated,
+never that no context error exists.
+
+` + exitCodesHelp,
+		Version:       buildVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetVersionTemplate("fpcheck {{.Version}}\n")
+	root.PersistentFlags().StringVar(&g.Color, "color", "auto", "colour the text report: auto, always or never (auto honours NO_COLOR and needs a terminal)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.AddCommand(
+		NewCmdAnalyze(ios, g, nil),
+		NewCmdDiff(ios, g, nil),
+		NewCmdChecks(ios, nil),
+		NewCmdVersion(ios),
+	)
+	return root
+}
+
+// Main runs fpcheck with args and returns the process exit code. It is the
+// only place that prints errors, and a panic anywhere below it becomes one
+// line asking for a bug report and exit 4 instead of a stack dump.
+func Main(args []string, ios *IOStreams) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(ios.ErrOut, "fpcheck: internal error (%v) while running %q — this is a bug in fpcheck; please report it with the input that caused it\n", r, strings.Join(args, " "))
+			code = int(ExitInternal)
+		}
+	}()
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return int(ExitGreen)
+	}
+	c := exitCodeOf(err)
+	if _, silent := err.(*StatusError); !silent {
+		fmt.Fprintf(ios.ErrOut, "fpcheck: %s\n", err)
+		if _, isFlag := err.(*FlagError); isFlag {
+			fmt.Fprintln(ios.ErrOut, "Run 'fpcheck --help' for usage.")
+		}
+	}
+	return int(c)
+}

@@ -1,0 +1,362 @@
+package recording
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// This file is the only place that binds event bytes to Go values with a
+// JSON library. Everything else hands decodeEvent one event's bytes, so the
+// codec can be swapped for a faster one without touching the loader.
+
+// wireEvent is the fast-path shape of one event. Type is a pointer so that
+// an absent or null type is told apart from a string.
+type wireEvent struct {
+	Type    *string         `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+	Meta    *wireMeta       `json:"meta"`
+}
+
+// wireMeta has Meta's fields and types, so it converts to Meta directly.
+type wireMeta struct {
+	WallClockMs     float64  `json:"wallClockMs"`
+	RunOffsetMs     float64  `json:"runOffsetMs"`
+	RuntimeStageID  string   `json:"runtimeStageId"`
+	SubflowPath     []string `json:"subflowPath"`
+	CompositionPath []string `json:"compositionPath"`
+	RunID           string   `json:"runId"`
+	SessionID       string   `json:"sessionId"`
+	Principal       string   `json:"principal"`
+	Tenant          string   `json:"tenant"`
+	TraceID         string   `json:"traceId"`
+	CorrelationID   string   `json:"correlationId"`
+	TurnIndex       *float64 `json:"turnIndex"`
+	IterIndex       *float64 `json:"iterIndex"`
+}
+
+// decodeNotes are the recoverable oddities of one decoded event.
+type decodeNotes struct {
+	// WrongTypes lists dotted fields that held the wrong JSON type and were
+	// left zero ("meta.runId", "meta", "payload").
+	WrongTypes []string
+}
+
+// notEventError is bytes that are JSON but not an event object, or not JSON.
+type notEventError struct {
+	msg string
+}
+
+func (e *notEventError) Error() string { return e.msg }
+
+// decodeEvent decodes one event object. A non-nil error means the bytes are
+// not an event (not JSON, not an object, or no string type); everything
+// else is recovered and listed in notes. Event.Payload is a copy, so data
+// may be reused by the caller.
+func decodeEvent(data []byte, notes *decodeNotes) (Event, error) {
+	var w wireEvent
+	err := json.Unmarshal(data, &w)
+	if err == nil {
+		if w.Type == nil {
+			return Event{}, &notEventError{msg: "no type"}
+		}
+		if *w.Type == "" {
+			return Event{}, &notEventError{msg: "type is an empty string"}
+		}
+		ev := Event{Type: *w.Type, Payload: w.Payload}
+		if w.Meta != nil {
+			ev.Meta = Meta(*w.Meta)
+		}
+		checkPayload(ev.Payload, notes)
+		return ev, nil
+	}
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return Event{}, &notEventError{msg: fmt.Sprintf("not valid JSON (%s, at byte %d)", se.Error(), se.Offset)}
+		}
+		return Event{}, &notEventError{msg: "not valid JSON (" + err.Error() + ")"}
+	}
+	return decodeEventSlow(data, notes)
+}
+
+// decodeEventSlow is the lenient path, taken only when some field has the
+// wrong JSON type: each field is decoded on its own and the ones that fit
+// are kept.
+func decodeEventSlow(data []byte, notes *decodeNotes) (Event, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return Event{}, &notEventError{msg: "a JSON " + jsonKind(data) + ", not an object"}
+	}
+	rawType, ok := top["type"]
+	if !ok || isNull(rawType) {
+		return Event{}, &notEventError{msg: "no type"}
+	}
+	var typ string
+	if json.Unmarshal(rawType, &typ) != nil {
+		return Event{}, &notEventError{msg: "type is a " + jsonKind(rawType) + ", not a string"}
+	}
+	if typ == "" {
+		return Event{}, &notEventError{msg: "type is an empty string"}
+	}
+	ev := Event{Type: typ}
+	if p, ok := top["payload"]; ok {
+		ev.Payload = append(json.RawMessage(nil), p...)
+		checkPayload(ev.Payload, notes)
+	}
+	rawMeta, ok := top["meta"]
+	if !ok || isNull(rawMeta) {
+		return ev, nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(rawMeta, &fields) != nil {
+		notes.WrongTypes = append(notes.WrongTypes, "meta")
+		return ev, nil
+	}
+	m := &ev.Meta
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{
+		{"wallClockMs", &m.WallClockMs},
+		{"runOffsetMs", &m.RunOffsetMs},
+		{"runtimeStageId", &m.RuntimeStageID},
+		{"subflowPath", &m.SubflowPath},
+		{"compositionPath", &m.CompositionPath},
+		{"runId", &m.RunID},
+		{"sessionId", &m.SessionID},
+		{"principal", &m.Principal},
+		{"tenant", &m.Tenant},
+		{"traceId", &m.TraceID},
+		{"correlationId", &m.CorrelationID},
+		{"turnIndex", &m.TurnIndex},
+		{"iterIndex", &m.IterIndex},
+	} {
+		raw, ok := fields[f.name]
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal(raw, f.dst); err != nil {
+			notes.WrongTypes = append(notes.WrongTypes, "meta."+f.name)
+			// A partly filled slice would be half a value; keep none of it.
+			switch f.name {
+			case "subflowPath":
+				m.SubflowPath = nil
+			case "compositionPath":
+				m.CompositionPath = nil
+			}
+		}
+	}
+	return ev, nil
+}
+
+// checkPayload notes a payload that is present but not an object: events
+// are kept, but consumers will find nothing in it.
+func checkPayload(p json.RawMessage, notes *decodeNotes) {
+	if len(p) > 0 && p[0] != '{' {
+		notes.WrongTypes = append(notes.WrongTypes, "payload")
+	}
+}
+
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+// jsonKind names the JSON type of a valid JSON value for messages.
+func jsonKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// topKeyCounts counts the top-level keys type, payload and meta of one event
+// object and the runId keys inside its last meta object, the way
+// encoding/json matches them (case-insensitively). Only called when a cheap
+// byte search says a key may repeat.
+type keyCounts struct {
+	typ, payload, meta, runID int
+}
+
+func countEnvelopeKeys(line []byte) (keyCounts, error) {
+	var kc keyCounts
+	s := newSliceScanner(line, defaultMaxNesting)
+	if err := s.expect('{', "an object"); err != nil {
+		return kc, err
+	}
+	if c, ok := s.skipSpace(); ok && c == '}' {
+		return kc, nil
+	}
+	for {
+		k, err := s.readKey(64)
+		if err != nil {
+			return kc, err
+		}
+		switch {
+		case equalFoldASCII(k, "type"):
+			kc.typ++
+			err = s.skipValue()
+		case equalFoldASCII(k, "payload"):
+			kc.payload++
+			err = s.skipValue()
+		case equalFoldASCII(k, "meta"):
+			kc.meta++
+			var n int
+			n, err = countMetaRunIDs(s)
+			kc.runID = n // the last meta wins, as in encoding/json
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return kc, err
+		}
+		c, err := s.next("an object")
+		if err != nil {
+			return kc, err
+		}
+		if c == '}' {
+			return kc, nil
+		}
+		if c != ',' {
+			return kc, errNotObject
+		}
+	}
+}
+
+func countMetaRunIDs(s *scanner) (int, error) {
+	c, ok := s.skipSpace()
+	if !ok || c != '{' {
+		return 0, s.skipValue()
+	}
+	s.pos++
+	n := 0
+	if c, ok := s.skipSpace(); ok && c == '}' {
+		s.pos++
+		return 0, nil
+	}
+	for {
+		k, err := s.readKey(64)
+		if err != nil {
+			return n, err
+		}
+		if equalFoldASCII(k, "runId") {
+			n++
+		}
+		if err := s.skipValue(); err != nil {
+			return n, err
+		}
+		c, err := s.next("an object")
+		if err != nil {
+			return n, err
+		}
+		if c == '}' {
+			return n, nil
+		}
+		if c != ',' {
+			return n, errNotObject
+		}
+	}
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// mayRepeatKeyIn is the pre-check for one decoded event. agentfootprint
+// writes every event as {"type":"T","payload":P,"meta":{…}}; when the line
+// has exactly that shape (checked by comparing bytes with what was decoded)
+// only the small meta tail needs a look. Anything else gets the whole-line
+// pre-check.
+func mayRepeatKeyIn(line []byte, ev *Event) bool {
+	rest, ok := cutPrefix(line, `{"type":"`)
+	if ok {
+		rest, ok = cutPrefix(rest, ev.Type)
+	}
+	if ok {
+		rest, ok = cutPrefix(rest, `","payload":`)
+	}
+	if ok && len(ev.Payload) > 0 && bytes.HasPrefix(rest, ev.Payload) {
+		rest = rest[len(ev.Payload):]
+		if tail, ok := cutPrefix(rest, `,"meta":{`); ok {
+			return metaTailRepeats(tail)
+		}
+	}
+	return mayRepeatEnvelopeKey(line)
+}
+
+// metaTailRepeats looks at each quoted word of the meta tail once: a second
+// runId, or a type, payload or meta key after the meta began, means a key
+// may repeat. (A quote inside a string is escaped, so string content never
+// matches.)
+func metaTailRepeats(tail []byte) bool {
+	runIDs := 0
+	for {
+		i := bytes.IndexByte(tail, '"')
+		if i < 0 {
+			return false
+		}
+		tail = tail[i+1:]
+		if _, ok := cutPrefix(tail, `runId"`); ok {
+			runIDs++
+			if runIDs > 1 {
+				return true
+			}
+			continue
+		}
+		for _, k := range []string{`type"`, `payload"`, `meta"`} {
+			if _, ok := cutPrefix(tail, k); ok {
+				return true
+			}
+		}
+	}
+}
+
+func cutPrefix(b []byte, prefix string) ([]byte, bool) {
+	if len(b) < len(prefix) || string(b[:len(prefix)]) != prefix {
+		return b, false
+	}
+	return b[len(prefix):], true
+}
+
+// mayRepeatEnvelopeKey is the cheap pre-check for duplicate envelope keys:
+// a key can only repeat if its quoted name occurs twice somewhere in the
+// line. Nested "type" keys make this fire on some honest lines too; the
+// exact count then settles it.
+func mayRepeatEnvelopeKey(line []byte) bool {
+	for _, k := range [][]byte{[]byte(`"type"`), []byte(`"meta"`), []byte(`"payload"`), []byte(`"runId"`)} {
+		if i := bytes.Index(line, k); i >= 0 && bytes.Contains(line[i+len(k):], k) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,645 @@
+package recording
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+)
+
+// smallValueLimit bounds the small objects the walker decodes whole (run,
+// privacy, producer, an artifact's meta).
+const smallValueLimit = 1 << 20
+
+// docWalker reads a recording document (recording, envelope or artifact)
+// key by key with a scanner: events are decoded one at a time, the
+// snapshot is skipped except for the facts a replay needs, and nothing the
+// size of the document is ever held.
+type docWalker struct {
+	l     *loader
+	src   *source
+	outer *scanner // the file's scanner; an artifact's inner one has no useful lines
+
+	formatKind   string // "string" or "number" once a format key is read
+	sawRun       bool
+	sawPrivacy   bool
+	sawRecording bool
+	sawEvents    bool
+	sawMeta      bool
+	sawPayload   bool
+	artifactKind string
+	envRunID     *string
+
+	parkedSeen map[string]bool
+}
+
+// innerError is a failure inside the recording text an artifact stores in
+// payload.value; its offsets count bytes of that text, not of the file.
+type innerError struct{ err error }
+
+func (e *innerError) Error() string { return e.err.Error() }
+func (e *innerError) Unwrap() error { return e.err }
+
+func (l *loader) readDocument(src *source) error {
+	w := &docWalker{l: l, src: src}
+	l.split.holdLast = true
+	s := newScanner(src.br, l.opts.MaxNesting)
+	w.outer = s
+	err := w.top(s)
+	if err == nil {
+		if !s.atEnd() {
+			if s.err != nil {
+				err = s.err
+			} else {
+				l.probs.add("trailing data", s.line(), fmt.Sprintf("line %d: data after the end of the JSON document was not read", s.line()))
+				if _, derr := io.Copy(io.Discard, src.br); derr != nil {
+					err = derr
+				}
+			}
+		}
+	}
+	l.stats.Lines = src.documentLines()
+	if err != nil {
+		return l.documentError(err, src)
+	}
+	w.finish()
+	return nil
+}
+
+// documentError turns a walker failure into an *InputError located in the
+// file (or in the artifact's embedded recording text).
+func (l *loader) documentError(err error, src *source) error {
+	var ie *InputError
+	var cb *callbackError
+	if errors.As(err, &ie) || errors.As(err, &cb) {
+		return err
+	}
+	inner := ""
+	var in *innerError
+	if errors.As(err, &in) {
+		inner = "in the recording text stored in payload.value, "
+		err = in.err
+	}
+	var se *syntaxError
+	var de *depthError
+	var ce *captureError
+	switch {
+	case errors.As(err, &se):
+		line := se.Line
+		if inner != "" {
+			line = 0
+		}
+		return &InputError{Path: src.name, Line: line, Offset: se.Offset, Err: fmt.Errorf("malformed JSON %sat byte offset %d: %s", inner, se.Offset, se.Msg)}
+	case errors.As(err, &de):
+		line := de.Line
+		if inner != "" {
+			line = 0
+		}
+		return &InputError{Path: src.name, Line: line, Offset: de.Offset, Err: fmt.Errorf("%snesting deeper than %d levels (at byte offset %d); real recordings nest far less, so this input is refused", inner, de.Limit, de.Offset)}
+	case errors.As(err, &ce):
+		return &InputError{Path: src.name, Err: fmt.Errorf("%sa value is longer than %s (limit set by --max-line-bytes)", inner, humanBytes(ce.Limit))}
+	}
+	return src.readError(err, src.out.n)
+}
+
+// object walks the members of an object whose '{' is next, calling member
+// for each key; member must consume the value.
+func object(s *scanner, member func(key string) error) error {
+	if err := s.expect('{', "an object"); err != nil {
+		return err
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	if c, ok := s.skipSpace(); ok && c == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		k, err := s.readKey(256)
+		if err != nil {
+			return err
+		}
+		if err := member(k); err != nil {
+			return err
+		}
+		c, err := s.next("an object")
+		if err != nil {
+			return err
+		}
+		switch c {
+		case '}':
+			return nil
+		case ',':
+		default:
+			s.pos--
+			return s.syntaxErr("expected , or } after an object member, found %s", quoteByte(c))
+		}
+	}
+}
+
+// array walks the elements of an array whose '[' is next.
+func array(s *scanner, element func(i int) error) error {
+	if err := s.expect('[', "an array"); err != nil {
+		return err
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	if c, ok := s.skipSpace(); ok && c == ']' {
+		s.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := element(i); err != nil {
+			return err
+		}
+		c, err := s.next("an array")
+		if err != nil {
+			return err
+		}
+		switch c {
+		case ']':
+			return nil
+		case ',':
+		default:
+			s.pos--
+			return s.syntaxErr("expected , or ] after an array element, found %s", quoteByte(c))
+		}
+	}
+}
+
+// peekKind names the JSON kind of the next value without consuming it.
+func peekKind(s *scanner) (byte, string) {
+	c, ok := s.skipSpace()
+	if !ok {
+		return 0, "nothing"
+	}
+	switch c {
+	case '{':
+		return c, "object"
+	case '[':
+		return c, "array"
+	case '"':
+		return c, "string"
+	case 't', 'f':
+		return c, "boolean"
+	case 'n':
+		return c, "null"
+	}
+	return c, "number"
+}
+
+// top walks the document's outermost object. Keys may come in any order;
+// the format is settled when the walk ends.
+func (w *docWalker) top(s *scanner) error {
+	if c, kind := peekKind(s); c != '{' {
+		return fmt.Errorf("not an agentfootprint recording: the document is a JSON %s", kind)
+	}
+	return object(s, func(k string) error {
+		switch k {
+		case "format":
+			return w.format(s)
+		case "producer":
+			return w.producer(s)
+		case "run":
+			return w.run(s)
+		case "privacy":
+			return w.privacy(s)
+		case "recording":
+			w.sawRecording = true
+			return w.recording(s, true, "recording")
+		case "meta":
+			return w.artifactMeta(s)
+		case "payload":
+			return w.artifactPayload(s)
+		}
+		return w.recordingKey(s, k, true)
+	})
+}
+
+// recording walks a Recording object ({snapshot, events, structure}).
+func (w *docWalker) recording(s *scanner, lines bool, name string) error {
+	if c, kind := peekKind(s); c != '{' {
+		line, at := w.at(s)
+		w.l.probs.add("not a recording", line, fmt.Sprintf("%s%s is a JSON %s, not a recording object; nothing read from it", at, name, kind))
+		return s.skipValue()
+	}
+	return object(s, func(k string) error { return w.recordingKey(s, k, lines) })
+}
+
+// recordingKey handles one member of a Recording; other keys are skipped.
+func (w *docWalker) recordingKey(s *scanner, k string, lines bool) error {
+	switch k {
+	case "events":
+		return w.events(s, lines)
+	case "snapshot":
+		return w.snapshot(s)
+	}
+	return s.skipValue()
+}
+
+func (w *docWalker) format(s *scanner) error {
+	c, kind := peekKind(s)
+	switch {
+	case c == '"':
+		v, err := s.readString(4096)
+		if err != nil {
+			return err
+		}
+		w.formatKind = "string"
+		if v != EnvelopeFormat {
+			return &InputError{Path: w.src.name, Err: fmt.Errorf("unknown envelope format %s — this build reads %s only", quoteName(v), EnvelopeFormat)}
+		}
+		return nil
+	case kind == "number":
+		raw, err := s.captureValue(64)
+		if err != nil {
+			return err
+		}
+		var f float64
+		if json.Unmarshal(raw, &f) != nil {
+			f = math.NaN()
+		}
+		w.formatKind = "number"
+		if err := checkArtifactFormat(f); err != nil {
+			return &InputError{Path: w.src.name, Err: err}
+		}
+		return nil
+	}
+	return &InputError{Path: w.src.name, Err: fmt.Errorf("not an agentfootprint recording: its format is a JSON %s", kind)}
+}
+
+func (w *docWalker) producer(s *scanner) error {
+	raw, err := s.captureValue(smallValueLimit)
+	if err != nil {
+		return err
+	}
+	var p struct {
+		Version string `json:"agentfootprintVersion"`
+	}
+	if json.Unmarshal(raw, &p) == nil {
+		w.l.stats.Producer = p.Version
+	}
+	return nil
+}
+
+// run reads the envelope's run facts: what the producer states about its
+// own completeness and losses.
+func (w *docWalker) run(s *scanner) error {
+	line := s.line()
+	raw, err := s.captureValue(smallValueLimit)
+	if err != nil {
+		return err
+	}
+	w.sawRun = true
+	st := w.l.stats
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		w.wrongType(line, "run", "the envelope's run facts are unreadable")
+		return nil
+	}
+	if raw, ok := fields["runId"]; ok {
+		var id string
+		if json.Unmarshal(raw, &id) == nil {
+			w.envRunID = &id
+		} else {
+			w.wrongType(line, "run.runId", "")
+		}
+	}
+	if raw, ok := fields["complete"]; ok {
+		var b bool
+		if json.Unmarshal(raw, &b) == nil && !isNull(raw) {
+			st.Complete = &b
+		} else {
+			w.wrongType(line, "run.complete", "whether the run is complete is not stated")
+		}
+	} else {
+		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's run has no complete field: whether the run is complete is not stated", line))
+	}
+	count := func(name string) (*int64, bool) {
+		raw, ok := fields[name]
+		if !ok {
+			return nil, false
+		}
+		var f float64
+		if json.Unmarshal(raw, &f) != nil || isNull(raw) || f < 0 || f != math.Trunc(f) || f > 1<<53 {
+			w.wrongType(line, "run."+name, "not a count")
+			return nil, true
+		}
+		n := int64(f)
+		return &n, true
+	}
+	var ok bool
+	if st.DroppedEvents, ok = count("droppedEvents"); !ok {
+		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's run has no droppedEvents field: whether events were dropped is not stated", line))
+	}
+	st.FirstRetainedEventIndex, _ = count("firstRetainedEventIndex")
+	return nil
+}
+
+func (w *docWalker) wrongType(line int64, field, consequence string) {
+	w.l.stats.WrongTypes[field]++
+	msg := fmt.Sprintf("%s has the wrong JSON type", field)
+	if line > 0 {
+		msg = fmt.Sprintf("line %d: %s", line, msg)
+	}
+	if consequence != "" {
+		msg += "; " + consequence
+	}
+	w.l.probs.add("wrong type", line, msg)
+}
+
+func (w *docWalker) privacy(s *scanner) error {
+	line := s.line()
+	raw, err := s.captureValue(smallValueLimit)
+	if err != nil {
+		return err
+	}
+	w.sawPrivacy = true
+	var p struct {
+		Mode *string `json:"mode"`
+	}
+	if json.Unmarshal(raw, &p) != nil || p.Mode == nil {
+		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's privacy block states no mode; a v1 envelope is always \"full\"", line))
+		return nil
+	}
+	if *p.Mode != "full" {
+		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: privacy.mode is %s, not \"full\": a v1 producer can only write \"full\", so this file was altered or written by another tool, and its content may be redacted", line, quoteName(*p.Mode)))
+	}
+	return nil
+}
+
+func (w *docWalker) artifactMeta(s *scanner) error {
+	raw, err := s.captureValue(smallValueLimit)
+	if err != nil {
+		return err
+	}
+	w.sawMeta = true
+	var m struct {
+		Kind string `json:"kind"`
+	}
+	json.Unmarshal(raw, &m)
+	w.artifactKind = m.Kind
+	if w.formatKind == "number" && m.Kind != ArtifactKindRecording {
+		return w.notRecordingArtifact()
+	}
+	return nil
+}
+
+func (w *docWalker) notRecordingArtifact() error {
+	return &InputError{Path: w.src.name, Err: fmt.Errorf("not an agentfootprint recording: an artifact of kind %s (a recording artifact has kind %s)", quoteName(w.artifactKind), ArtifactKindRecording)}
+}
+
+// artifactPayload reads an artifact's payload. Its value is the recording
+// as JSON text inside a JSON string; a stringDecoder un-escapes that string
+// on the fly and a second scanner walks the recording inside, so the text
+// is never held whole either.
+func (w *docWalker) artifactPayload(s *scanner) error {
+	w.sawPayload = true
+	if c, kind := peekKind(s); c != '{' {
+		return &InputError{Path: w.src.name, Err: fmt.Errorf("not an agentfootprint recording: the artifact payload is a JSON %s", kind)}
+	}
+	return object(s, func(k string) error {
+		switch k {
+		case "shape":
+			c, _ := peekKind(s)
+			if c != '"' {
+				return s.skipValue()
+			}
+			shape, err := s.readString(256)
+			if err != nil {
+				return err
+			}
+			if shape != "text" && shape != "json" {
+				return &InputError{Path: w.src.name, Err: fmt.Errorf("the artifact payload has shape %s: the recording is not stored in this file (this build reads shape \"text\")", quoteName(shape))}
+			}
+			return nil
+		case "value":
+			c, kind := peekKind(s)
+			switch c {
+			case '{':
+				return w.recording(s, true, "payload.value")
+			case '"':
+				s.pos++
+				dec := &stringDecoder{s: s}
+				inner := newScanner(dec, w.l.opts.MaxNesting)
+				err := w.innerRecording(inner)
+				if err != nil {
+					if inner.err != nil && errors.Is(err, inner.err) {
+						return err // a failure of the outer document
+					}
+					var ie *InputError
+					var cb *callbackError
+					if errors.As(err, &ie) || errors.As(err, &cb) {
+						return err
+					}
+					return &innerError{err}
+				}
+				// Drain what is left of the string (only whitespace).
+				_, err = io.Copy(io.Discard, dec)
+				return err
+			}
+			return &InputError{Path: w.src.name, Err: fmt.Errorf("not an agentfootprint recording: the artifact payload.value is a JSON %s", kind)}
+		}
+		return s.skipValue()
+	})
+}
+
+func (w *docWalker) innerRecording(inner *scanner) error {
+	if c, kind := peekKind(inner); c != '{' {
+		if inner.err != nil {
+			return inner.err
+		}
+		return fmt.Errorf("not an agentfootprint recording: the text in payload.value is a JSON %s, not a recording", kind)
+	}
+	if err := object(inner, func(k string) error { return w.recordingKey(inner, k, false) }); err != nil {
+		return err
+	}
+	if !inner.atEnd() {
+		if inner.err != nil {
+			return inner.err
+		}
+		w.l.probs.add("trailing data", 0, "payload.value: text after the end of the recording was not read")
+	}
+	return nil
+}
+
+// events decodes a Recording's events array one element at a time.
+func (w *docWalker) events(s *scanner, lines bool) error {
+	if c, kind := peekKind(s); c != '[' {
+		line, at := w.at(s)
+		w.l.probs.add("events", line, fmt.Sprintf("%sevents is a JSON %s, not an array; no events read", at, kind))
+		return s.skipValue()
+	}
+	if w.sawEvents {
+		line, at := w.at(s)
+		w.l.probs.add("events", line, fmt.Sprintf("%sa second events array; its events are read too", at))
+	}
+	w.sawEvents = true
+	w.l.stats.HasEvents = true
+	return array(s, func(i int) error {
+		s.skipSpace()
+		wh := where{index: int64(i)}
+		// A compact document is one line; a line number helps only in a
+		// pretty-printed one.
+		if lines && s.lines > 0 {
+			wh.line = s.line()
+		}
+		raw, err := s.captureValue(w.l.opts.MaxLineBytes)
+		if err != nil {
+			var ce *captureError
+			if errors.As(err, &ce) {
+				return &InputError{Path: w.src.name, Line: wh.line, Err: fmt.Errorf("events[%d] is longer than %s (limit set by --max-line-bytes)", i, humanBytes(ce.Limit))}
+			}
+			return err
+		}
+		var ev Event
+		ok, derr := w.l.decoded(raw, wh, &ev)
+		if !ok {
+			w.l.stats.Malformed++
+			w.l.probs.add("malformed", wh.line, fmt.Sprintf("%s: malformed: %v: %s", wh, derr, snippet(raw)))
+			return nil
+		}
+		ev.Line = wh.line
+		ev.Index = int64(i)
+		return w.l.accept(ev, wh)
+	})
+}
+
+// snapshot walks the engine snapshot for parkedToolNames (in sharedState,
+// and as written by each commitLog bundle) and skips everything else.
+func (w *docWalker) snapshot(s *scanner) error {
+	if c, kind := peekKind(s); c != '{' {
+		line, at := w.at(s)
+		w.l.probs.add("snapshot", line, fmt.Sprintf("%ssnapshot is a JSON %s, not an object; nothing read from it", at, kind))
+		return s.skipValue()
+	}
+	if w.l.snapshot == nil {
+		w.l.snapshot = &SnapshotFacts{}
+	}
+	return object(s, func(k string) error {
+		switch k {
+		case "sharedState":
+			return w.objectOrSkip(s, func(k string) error {
+				if k == "parkedToolNames" {
+					return w.parked(s, "snapshot.sharedState.parkedToolNames")
+				}
+				return s.skipValue()
+			})
+		case "commitLog":
+			if c, _ := peekKind(s); c != '[' {
+				return s.skipValue()
+			}
+			return array(s, func(int) error {
+				return w.objectOrSkip(s, func(k string) error {
+					if k != "overwrite" {
+						return s.skipValue()
+					}
+					return w.objectOrSkip(s, func(k string) error {
+						if k == "parkedToolNames" {
+							return w.parked(s, "snapshot.commitLog.overwrite.parkedToolNames")
+						}
+						return s.skipValue()
+					})
+				})
+			})
+		}
+		return s.skipValue()
+	})
+}
+
+// at locates the scanner's position for a message: the file's line, or
+// nothing inside an artifact's embedded recording text.
+func (w *docWalker) at(s *scanner) (int64, string) {
+	if s != w.outer {
+		return 0, "payload.value: "
+	}
+	return s.line(), fmt.Sprintf("line %d: ", s.line())
+}
+
+func (w *docWalker) objectOrSkip(s *scanner, member func(string) error) error {
+	if c, _ := peekKind(s); c != '{' {
+		return s.skipValue()
+	}
+	return object(s, member)
+}
+
+// parked reads one parkedToolNames value into the union. A value that is
+// not a list of names (e.g. a redacted "REDACTED") is counted and skipped.
+func (w *docWalker) parked(s *scanner, field string) error {
+	var line int64
+	if s == w.outer {
+		line = s.line()
+	}
+	raw, err := s.captureValue(w.l.opts.MaxLineBytes)
+	if err != nil {
+		return err
+	}
+	var names []string
+	if json.Unmarshal(raw, &names) != nil || isNull(raw) {
+		w.wrongType(line, field, "not a list of tool names; ignored")
+		return nil
+	}
+	f := w.l.snapshot
+	f.ParkedStated = true
+	if w.parkedSeen == nil {
+		w.parkedSeen = map[string]bool{}
+	}
+	for _, n := range names {
+		if !w.parkedSeen[n] {
+			w.parkedSeen[n] = true
+			f.ParkedToolNames = append(f.ParkedToolNames, n)
+		}
+	}
+	return nil
+}
+
+// finish settles the document's format and checks what the format
+// requires.
+func (w *docWalker) finish() error {
+	st := w.l.stats
+	switch w.formatKind {
+	case "string":
+		st.Format = FormatEnvelope
+		if !w.sawRecording {
+			w.l.probs.add("envelope", 0, "the envelope has no recording; no events read")
+		}
+		if !w.sawRun {
+			w.l.probs.add("envelope", 0, "the envelope has no run facts: whether the run is complete and whether events were dropped are not stated")
+		}
+		if !w.sawPrivacy {
+			w.l.probs.add("envelope", 0, "the envelope has no privacy block; a v1 envelope is always \"full\"")
+		}
+		if w.envRunID != nil {
+			ids := make([]string, 0, len(w.l.split.segments))
+			for id := range w.l.split.segments {
+				if id != *w.envRunID {
+					ids = append(ids, id)
+				}
+			}
+			sort.Strings(ids)
+			for _, id := range ids {
+				w.l.probs.add("envelope", 0, fmt.Sprintf("the envelope names run %s, but its events also carry runId %s", quoteName(*w.envRunID), quoteName(id)))
+			}
+		}
+	case "number":
+		st.Format = FormatArtifact
+		if !w.sawMeta {
+			return &InputError{Path: w.src.name, Err: errors.New("not an agentfootprint recording: a numeric format but no meta.kind")}
+		}
+		if w.artifactKind != ArtifactKindRecording {
+			return w.notRecordingArtifact()
+		}
+		if !w.sawPayload {
+			w.l.probs.add("artifact", 0, "the artifact has no payload; no events read")
+		}
+	default:
+		st.Format = FormatRecording
+	}
+	return nil
+}

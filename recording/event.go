@@ -1,0 +1,181 @@
+package recording
+
+import "encoding/json"
+
+// Event is one agentfootprint event, {type, payload, meta}. The payload stays
+// raw: each consumer decodes only the payload types it needs.
+type Event struct {
+	Type    string
+	Payload json.RawMessage
+	Meta    Meta
+	// Line is the 1-based line of the input the event starts on, or 0 when
+	// the format does not tell (events inside a recording JSON document).
+	Line int64
+	// Index is the event's 0-based position in its input: among the
+	// decoded events of an NDJSON stream, or in the events array of a
+	// recording document.
+	Index int64
+	// Rotated is true when the event was read from the rotated sibling
+	// "<path>.1" of a rotated pair; Line then counts lines of that file.
+	Rotated bool
+}
+
+// Meta is the event's meta object. Strings and numbers a producer did not
+// write (or wrote with the wrong JSON type) are left zero; a wrong type is
+// reported on the input, never fatal.
+type Meta struct {
+	WallClockMs     float64
+	RunOffsetMs     float64
+	RuntimeStageID  string
+	SubflowPath     []string
+	CompositionPath []string
+	RunID           string
+	SessionID       string
+	Principal       string
+	Tenant          string
+	TraceID         string
+	CorrelationID   string
+	// TurnIndex and IterIndex are declared by agentfootprint but never set
+	// on Agent runs; nil when absent.
+	TurnIndex *float64
+	IterIndex *float64
+}
+
+// Event types the loader and the checks care about by name.
+const (
+	TypeRunConfigured   = "agentfootprint.agent.run_configured"
+	TypeTurnStart       = "agentfootprint.agent.turn_start"
+	TypeTurnEnd         = "agentfootprint.agent.turn_end"
+	TypeIterationStart  = "agentfootprint.agent.iteration_start"
+	TypeIterationEnd    = "agentfootprint.agent.iteration_end"
+	TypeRouteDecided    = "agentfootprint.agent.route_decided"
+	TypeContextError    = "agentfootprint.integrity.context_error"
+	TypeDisposition     = "agentfootprint.integrity.disposition"
+	TypeLLMStart        = "agentfootprint.stream.llm_start"
+	TypeLLMEnd          = "agentfootprint.stream.llm_end"
+	TypeToolStart       = "agentfootprint.stream.tool_start"
+	TypeToolEnd         = "agentfootprint.stream.tool_end"
+	TypeToken           = "agentfootprint.stream.token"
+	TypeContextInjected = "agentfootprint.context.injected"
+	TypeSlotComposed    = "agentfootprint.context.slot_composed"
+	TypeContextEvicted  = "agentfootprint.context.evicted"
+	TypeContextEval     = "agentfootprint.context.evaluated"
+	TypeMapParked       = "agentfootprint.map.parked"
+	TypeMapEngaged      = "agentfootprint.map.engaged"
+	TypeGraphDeclared   = "agentfootprint.skill.graph_declared"
+	TypeSkillActivated  = "agentfootprint.skill.activated"
+	TypeSemantics       = "agentfootprint.tools.semantics_declared"
+)
+
+// ConsumerScope is the runId agentfootprint stamps on events emitted outside
+// any run; such events are not a run.
+const ConsumerScope = "consumer-scope"
+
+// Run is the events of one meta.runId, in input order.
+type Run struct {
+	// Input is the display path of the input the run came from.
+	Input     string
+	ID        string
+	SessionID string
+	Events    []Event
+	// HeadMissing is true when the run's first event is neither
+	// agent.run_configured nor agent.turn_start: a capped or rotated-away
+	// head.
+	HeadMissing bool
+	// FirstLine is the input line (or, without lines, index+1) of the run's
+	// first event; runs are reported in this order.
+	FirstLine int64
+	// Segment is 0 for a run's events up to its integrity.disposition. Events
+	// of the same runId read after that disposition (which should be the
+	// last event of a run) are handed over as a further run with Segment 1,
+	// 2, … rather than merged into a run already handed over.
+	Segment int
+	// Snapshot holds what the loader extracted from the recording's engine
+	// snapshot. Only the last run of a recording document carries it (the
+	// snapshot is that run's only); nil for NDJSON and for every other run.
+	Snapshot *SnapshotFacts
+}
+
+// SnapshotFacts is the part of a recording's engine snapshot a replay needs.
+// The loader streams past the rest of the snapshot without keeping it.
+type SnapshotFacts struct {
+	// ParkedToolNames is the union, in first-seen document order, of
+	// sharedState.parkedToolNames and every value written to the path
+	// "parkedToolNames" in commitLog[].overwrite.
+	ParkedToolNames []string
+	// ParkedStated is true when the snapshot holds parkedToolNames at all
+	// (only agents with .maps() write it), so an empty list is a stated
+	// "nothing parked" rather than "not recorded".
+	ParkedStated bool
+}
+
+// Format names the four recording formats fpcheck reads.
+type Format string
+
+const (
+	FormatNDJSON    Format = "ndjson"    // A: fileObservability event stream
+	FormatRecording Format = "recording" // B: {snapshot, events, structure}
+	FormatEnvelope  Format = "envelope"  // C: agentfootprint.recording.v1
+	FormatArtifact  Format = "artifact"  // D: recording stored as an artifact
+	FormatEmpty     Format = "empty"     // no bytes at all
+)
+
+// Problem is one thing wrong with an input, located by line where known.
+type Problem struct {
+	Line    int64  `json:"line"`
+	Message string `json:"message"`
+}
+
+// Stats is the loss accounting of one input: every line is decoded, blank,
+// skipped or malformed, and what the producer says about its own losses is
+// carried through.
+type Stats struct {
+	// Path is the input as named to the loader ("<stdin>" for "-").
+	Path        string `json:"path"`
+	Format      Format `json:"format"`
+	Compression string `json:"compression"` // "none", "zstd" or "gzip"
+	// Rotated names the rotated sibling "<path>.1" read before Path, or is
+	// empty when there was none (or it was not read).
+	Rotated string `json:"rotated,omitempty"`
+	// Lines is the number of lines read (NDJSON, both files of a rotated
+	// pair) or of the document.
+	Lines int64 `json:"lines"`
+	// Events counts every event decoded, including Orphans and
+	// ConsumerScope events, which are not put in a run.
+	Events int64 `json:"events"`
+	Blank  int64 `json:"blank"`
+	// Malformed counts lines (or array elements) that did not decode to an
+	// event object; the first few are quoted in Problems.
+	Malformed int64 `json:"malformed"`
+	// UnknownTypes counts events whose type this build does not know, by
+	// type; they are kept and passed on, never an error.
+	UnknownTypes map[string]int64 `json:"unknownTypes"`
+	// TruncatedTail is true when the last line has no newline and does not
+	// decode: a writer killed mid-line.
+	TruncatedTail bool `json:"truncatedTail"`
+	// WrongTypes counts event fields that held the wrong JSON type, by
+	// dotted field name (meta.runId, payload.iteration, …).
+	WrongTypes map[string]int64 `json:"wrongTypes"`
+	// Orphans counts events without a usable meta.runId: decoded and
+	// counted, but in no run.
+	Orphans int64 `json:"orphans"`
+	// ConsumerScope counts events with runId "consumer-scope": emitted
+	// outside any run, so in no run.
+	ConsumerScope int64 `json:"consumerScope"`
+	// InvalidUTF8 counts lines (or events) whose strings held invalid UTF-8,
+	// decoded with U+FFFD in its place.
+	InvalidUTF8 int64 `json:"invalidUTF8"`
+	// DroppedEvents and Complete are the envelope's statements; nil when the
+	// format carries none.
+	DroppedEvents *int64 `json:"droppedEvents"`
+	Complete      *bool  `json:"complete"`
+	// FirstRetainedEventIndex is the envelope's stream position of its
+	// first event; nil when not stated.
+	FirstRetainedEventIndex *int64 `json:"firstRetainedEventIndex,omitempty"`
+	// Producer is the envelope's producer.agentfootprintVersion, when stated.
+	Producer string `json:"producer,omitempty"`
+	// HasEvents is false when a recording carries no events key at all
+	// (a snapshot saved without its tail).
+	HasEvents bool      `json:"hasEvents"`
+	Problems  []Problem `json:"problems"`
+}

@@ -1,0 +1,132 @@
+package recording
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Expand turns CLI arguments (files, directories, "-") into the ordered
+// list of inputs to Load.
+//
+// A file argument is an input as given, whatever its name. "-" is standard
+// input and may be given once. A directory is walked recursively in
+// lexical order; inside it a file is an input unless:
+//
+//   - its name starts with "." (hidden; hidden directories are not entered);
+//   - its name ends in .tmp (an envelope being written), .txt, .md, .yaml
+//     or .yml (notes, reference outputs, declarations);
+//   - its name starts with "scenario." or "variants." (corpus descriptions);
+//   - its name ends in .1 and the same name without .1 exists beside it
+//     (the older half of a rotated pair, which Load reads with its sibling);
+//   - it is not a regular file (a symbolic link to a regular file counts as
+//     one; symbolic links to directories are not followed).
+//
+// A path that does not exist, a directory with no input in it, and "-"
+// given twice are errors (*InputError). An input named twice is kept once,
+// at its first place.
+func Expand(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, &InputError{Path: "", Err: errors.New("no input given (name a file, a directory, or - for standard input)")}
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		key := p
+		if p != "-" {
+			key = filepath.Clean(p)
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	for _, arg := range args {
+		if arg == "-" {
+			if seen["-"] {
+				return nil, &InputError{Path: "-", Err: errors.New("standard input can be read only once")}
+			}
+			add("-")
+			continue
+		}
+		fi, err := os.Stat(arg)
+		if err != nil {
+			return nil, &InputError{Path: arg, Err: unwrapPathError(err)}
+		}
+		if !fi.IsDir() {
+			add(arg)
+			continue
+		}
+		found, err := walkInputs(arg)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, &InputError{Path: arg, Err: errors.New("no recording files in this directory (hidden, .tmp, .txt, .md, .yaml, .yml, scenario.* and variants.* files are skipped)")}
+		}
+		for _, p := range found {
+			add(p)
+		}
+	}
+	return out, nil
+}
+
+func walkInputs(root string) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &InputError{Path: p, Err: unwrapPathError(err)}
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && strings.HasPrefix(name, ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if skippedName(name) {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			if d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			fi, err := os.Stat(p)
+			if err != nil || !fi.Mode().IsRegular() {
+				return nil
+			}
+		}
+		if strings.HasSuffix(name, ".1") {
+			if fi, err := os.Stat(strings.TrimSuffix(p, ".1")); err == nil && fi.Mode().IsRegular() {
+				return nil
+			}
+		}
+		found = append(found, p)
+		return nil
+	})
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
+		return nil, &InputError{Path: root, Err: fmt.Errorf("walking the directory: %w", err)}
+	}
+	return found, nil
+}
+
+// skippedName is the directory-walk skip rule by file name.
+func skippedName(name string) bool {
+	lower := strings.ToLower(name)
+	if strings.HasPrefix(name, ".") {
+		return true
+	}
+	for _, ext := range []string{".tmp", ".txt", ".md", ".yaml", ".yml"} {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
+	}
+	return strings.HasPrefix(lower, "scenario.") || strings.HasPrefix(lower, "variants.")
+}

@@ -1,0 +1,299 @@
+package recording
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// StdinName is how standard input ("-") is named in Stats.Path and in
+// messages.
+const StdinName = "<stdin>"
+
+// maxUnknownTypeKeys bounds the distinct keys of Stats.UnknownTypes, so a
+// hostile input cannot grow it without end; the rest are counted under
+// otherUnknownTypes.
+const (
+	maxUnknownTypeKeys = 1000
+	otherUnknownTypes  = "(other unknown types)"
+)
+
+// Load reads one input ("-" = stdin) and calls fn for each run, in the
+// order of the run's first event, and returns the input's loss accounting.
+//
+// Runs are handed over as they complete — a run is complete when its
+// agentfootprint.integrity.disposition is read (always the last event of a
+// run), or at the end of the input — so memory grows with the runs in
+// flight, not with the file. To keep first-event order, a completed run
+// waits until every run that started before it is handed over as well; for
+// runs that do not interleave that is immediate.
+//
+// When path is a regular file with a sibling "<path>.1" and NoRotated is
+// false, the sibling is the older half of a rotated NDJSON stream: it is
+// read first, and the two files are one input (runs straddling the
+// boundary join up). Stats.Path stays path; Stats.Rotated names the sibling.
+//
+// fn's error aborts loading and is returned as is. An input that cannot be
+// read at all returns a *InputError. Stats is never nil: on error it holds
+// what was read so far.
+func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
+	if path == "-" {
+		return LoadReader("-", os.Stdin, opts, fn)
+	}
+	opts = opts.withDefaults()
+	l := newLoader(path, opts, fn)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return l.stats, &InputError{Path: path, Err: unwrapPathError(err)}
+	}
+	if fi.IsDir() {
+		return l.stats, &InputError{Path: path, Err: errors.New("is a directory (directories are expanded into their files before loading)")}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return l.stats, &InputError{Path: path, Err: unwrapPathError(err)}
+	}
+	defer f.Close()
+	main, err := openSource(path, f, opts)
+	if err != nil {
+		return l.stats, err
+	}
+	defer main.close()
+
+	var older *source
+	if !opts.NoRotated && fi.Mode().IsRegular() {
+		rp := path + ".1"
+		if rfi, err := os.Stat(rp); err == nil && rfi.Mode().IsRegular() {
+			if main.format != FormatNDJSON && main.format != FormatEmpty {
+				l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: a rotated sibling <path>.1 belongs to an NDJSON stream, and %s is a %s document", rp, path, main.format))
+			} else {
+				rf, err := os.Open(rp)
+				if err != nil {
+					return l.stats, &InputError{Path: rp, Err: fmt.Errorf("cannot read the rotated sibling of %s: %w", path, unwrapPathError(err))}
+				}
+				defer rf.Close()
+				older, err = openSource(rp, rf, opts)
+				if err != nil {
+					return l.stats, err
+				}
+				defer older.close()
+				if older.format != FormatNDJSON && older.format != FormatEmpty {
+					l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: it sits where the rotated half of %s would, but is a %s document, not an NDJSON stream", rp, path, older.format))
+					older = nil
+				}
+			}
+		}
+	}
+	if older != nil {
+		l.stats.Rotated = older.name
+		if older.compression != main.compression {
+			l.probs.add("rotated", 0, fmt.Sprintf("%s is %s-compressed and %s is %s-compressed; both were read", older.name, older.compression, path, main.compression))
+		}
+		l.stats.Compression = main.compression
+		l.stats.Format = FormatNDJSON
+		if err := l.readNDJSON(older, true); err != nil {
+			return l.finish(err)
+		}
+		if err := l.readNDJSON(main, false); err != nil {
+			return l.finish(err)
+		}
+		return l.finish(nil)
+	}
+	return l.finish(l.read(main))
+}
+
+// LoadReader is Load over an already-open stream; name is used in
+// messages ("-" is shown as StdinName). No rotated sibling is looked for.
+func LoadReader(name string, r io.Reader, opts Options, fn func(*Run) error) (*Stats, error) {
+	if name == "-" || name == "" {
+		name = StdinName
+	}
+	opts = opts.withDefaults()
+	l := newLoader(name, opts, fn)
+	src, err := openSource(name, r, opts)
+	if err != nil {
+		return l.stats, err
+	}
+	defer src.close()
+	return l.finish(l.read(src))
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// loader holds the state of loading one input.
+type loader struct {
+	name      string
+	opts      Options
+	stats     *Stats
+	probs     problemLog
+	split     *splitter
+	nextIndex int64 // Index of the next NDJSON event
+	snapshot  *SnapshotFacts
+}
+
+func newLoader(name string, opts Options, fn func(*Run) error) *loader {
+	return &loader{
+		name: name,
+		opts: opts,
+		stats: &Stats{
+			Path:         name,
+			Compression:  "none",
+			UnknownTypes: map[string]int64{},
+			WrongTypes:   map[string]int64{},
+			Problems:     []Problem{},
+		},
+		split: newSplitter(name, opts.MaxEventsPerRun, fn),
+	}
+}
+
+// read dispatches one source by its sniffed format.
+func (l *loader) read(src *source) error {
+	l.stats.Format = src.format
+	l.stats.Compression = src.compression
+	switch src.format {
+	case FormatEmpty:
+		return nil
+	case FormatNDJSON:
+		return l.readNDJSON(src, false)
+	default:
+		return l.readDocument(src)
+	}
+}
+
+// finish hands over the runs still in flight and closes the accounting.
+// A callback's error comes back unchanged.
+func (l *loader) finish(err error) (*Stats, error) {
+	if err == nil {
+		if l.snapshot != nil {
+			if r := l.split.lastRun(); r != nil {
+				r.Snapshot = l.snapshot
+			}
+		}
+		err = l.split.flush(true)
+	}
+	l.stats.Problems = l.probs.finish()
+	var cb *callbackError
+	if errors.As(err, &cb) {
+		return l.stats, cb.err
+	}
+	return l.stats, err
+}
+
+// where locates an event for messages: a line, an index in a document's
+// events array, or both; rotated marks the older file of a rotated pair.
+type where struct {
+	line    int64
+	index   int64 // -1: not in an array
+	rotated string
+}
+
+func (w where) String() string {
+	var sb strings.Builder
+	if w.rotated != "" {
+		sb.WriteString(w.rotated)
+		sb.WriteString(": ")
+	}
+	if w.line > 0 {
+		fmt.Fprintf(&sb, "line %d", w.line)
+		if w.index >= 0 {
+			sb.WriteString(": ")
+		}
+	}
+	if w.index >= 0 {
+		fmt.Fprintf(&sb, "events[%d]", w.index)
+	}
+	return sb.String()
+}
+
+// decoded handles the bytes of one would-be event: decode, account, and
+// put it in its run. It returns false when the bytes are not an event (the
+// caller decides whether that is malformed or a cut-off tail) along with
+// the reason.
+func (l *loader) decoded(data []byte, w where, ev *Event) (bool, error) {
+	var notes decodeNotes
+	e, err := decodeEvent(data, &notes)
+	if err != nil {
+		return false, err
+	}
+	*ev = e
+	if !utf8.Valid(data) {
+		l.stats.InvalidUTF8++
+		l.probs.add("invalid UTF-8", w.line, fmt.Sprintf("%s: invalid UTF-8 replaced with U+FFFD", w))
+	}
+	if mayRepeatKeyIn(data, ev) {
+		l.checkDuplicateKeys(data, w, ev)
+	}
+	for _, f := range notes.WrongTypes {
+		l.stats.WrongTypes[f]++
+		l.probs.add("wrong type", w.line, fmt.Sprintf("%s: %s has the wrong JSON type for %s; read as absent", w, f, quoteName(ev.Type)))
+	}
+	return true, nil
+}
+
+func (l *loader) checkDuplicateKeys(data []byte, w where, ev *Event) {
+	kc, err := countEnvelopeKeys(data)
+	if err != nil {
+		return
+	}
+	report := func(key string, n int, kept string) {
+		if n > 1 {
+			l.probs.add("duplicate key", w.line, fmt.Sprintf("%s: key %q appears %d times; the last value%s was kept", w, key, n, kept))
+		}
+	}
+	report("type", kc.typ, " ("+quoteName(ev.Type)+")")
+	report("payload", kc.payload, "")
+	report("meta", kc.meta, "")
+	report("meta.runId", kc.runID, " ("+quoteName(ev.Meta.RunID)+")")
+}
+
+// accept counts a decoded event and puts it in its run.
+func (l *loader) accept(ev Event, w where) error {
+	l.stats.Events++
+	if !KnownType(ev.Type) {
+		key := ev.Type
+		if len(key) > 200 {
+			key = key[:200] + "…"
+		}
+		if _, ok := l.stats.UnknownTypes[key]; !ok && len(l.stats.UnknownTypes) >= maxUnknownTypeKeys {
+			key = otherUnknownTypes
+		}
+		l.stats.UnknownTypes[key]++
+	}
+	switch ev.Meta.RunID {
+	case "":
+		l.stats.Orphans++
+		l.probs.add("no runId", w.line, fmt.Sprintf("%s: %s event has no meta.runId; counted, but in no run", w, quoteName(ev.Type)))
+		return nil
+	case ConsumerScope:
+		l.stats.ConsumerScope++
+		return nil
+	}
+	continued, err := l.split.add(ev)
+	if continued {
+		l.probs.add("after disposition", w.line, fmt.Sprintf("%s: run %s has events after its integrity.disposition; they are handed over as a further segment of the run", w, quoteName(ev.Meta.RunID)))
+	}
+	if err != nil {
+		var cb *callbackError
+		if errors.As(err, &cb) {
+			return err
+		}
+		path := l.name
+		if w.rotated != "" {
+			path = w.rotated
+		}
+		if w.index >= 0 {
+			err = fmt.Errorf("events[%d]: %w", w.index, err)
+		}
+		return &InputError{Path: path, Line: w.line, Err: err}
+	}
+	return nil
+}

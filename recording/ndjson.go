@@ -1,0 +1,157 @@
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// lineReader splits a stream into lines with bufio.Reader.ReadSlice, which
+// returns lines that fit the buffer without copying; longer lines are
+// assembled, up to the MaxLineBytes limit.
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte
+	max  int64
+}
+
+// errLineTooLong reports a line over MaxLineBytes.
+type errLineTooLong struct{ limit int64 }
+
+func (e *errLineTooLong) Error() string {
+	return fmt.Sprintf("the line is longer than %s (limit set by --max-line-bytes)", humanBytes(e.limit))
+}
+
+// next returns the next line including its '\n' (nl true), or a last line
+// without one (nl false), or io.EOF. The slice is valid until the next call.
+func (lr *lineReader) next() (line []byte, nl bool, err error) {
+	if cap(lr.long) > 4<<20 {
+		lr.long = nil // do not keep a huge buffer after one huge line
+	}
+	frag, err := lr.br.ReadSlice('\n')
+	switch err {
+	case nil:
+		if int64(len(frag)-1) > lr.max {
+			return nil, false, &errLineTooLong{lr.max}
+		}
+		return frag, true, nil
+	case io.EOF:
+		if len(frag) == 0 {
+			return nil, false, io.EOF
+		}
+		if int64(len(frag)) > lr.max {
+			return nil, false, &errLineTooLong{lr.max}
+		}
+		return frag, false, nil
+	case bufio.ErrBufferFull:
+	default:
+		return nil, false, err
+	}
+	lr.long = append(lr.long[:0], frag...)
+	for {
+		if int64(len(lr.long)) > lr.max {
+			return nil, false, &errLineTooLong{lr.max}
+		}
+		frag, err = lr.br.ReadSlice('\n')
+		lr.long = append(lr.long, frag...)
+		switch err {
+		case nil:
+			if int64(len(lr.long)-1) > lr.max {
+				return nil, false, &errLineTooLong{lr.max}
+			}
+			return lr.long, true, nil
+		case io.EOF:
+			if int64(len(lr.long)) > lr.max {
+				return nil, false, &errLineTooLong{lr.max}
+			}
+			return lr.long, false, nil
+		case bufio.ErrBufferFull:
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// readNDJSON reads an event stream line by line. rotated marks the older
+// file of a rotated pair: its line numbers are its own, and its messages
+// name it.
+func (l *loader) readNDJSON(src *source, rotated bool) error {
+	w := where{index: -1}
+	if rotated {
+		w.rotated = src.name
+	}
+	if src.bom {
+		l.probs.add("byte-order mark", 1, fmt.Sprintf("%sline 1: a UTF-8 byte-order mark at the start was skipped", filePrefix(w.rotated)))
+	}
+	// An event stream is a tail by nature: it has events to read, even if
+	// none of its lines decodes.
+	l.stats.HasEvents = true
+	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}
+	var lineNo int64
+	for {
+		line, nl, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		lineNo++
+		if err != nil {
+			var tl *errLineTooLong
+			if errors.As(err, &tl) {
+				return &InputError{Path: src.name, Line: lineNo, Err: err}
+			}
+			return src.readError(err, src.out.n)
+		}
+		l.stats.Lines++
+		body := line
+		if nl {
+			body = body[:len(body)-1]
+		}
+		if isBlank(body) {
+			l.stats.Blank++
+			continue
+		}
+		w.line = lineNo
+		var ev Event
+		ok, derr := l.decoded(body, w, &ev)
+		if !ok {
+			if !nl {
+				l.stats.TruncatedTail = true
+				l.probs.add("cut off", lineNo, fmt.Sprintf("%s: cut off mid-line (the writer was killed before it finished the line)", w))
+				continue
+			}
+			l.stats.Malformed++
+			msg := fmt.Sprintf("%s: malformed: %v: %s", w, derr, snippet(body))
+			if n := bytes.Count(body, []byte{0}); n > 0 {
+				msg += fmt.Sprintf(" (%d NUL bytes: a crash can leave a run of them in a file)", n)
+			}
+			l.probs.add("malformed", lineNo, msg)
+			continue
+		}
+		ev.Line = lineNo
+		ev.Index = l.nextIndex
+		ev.Rotated = rotated
+		l.nextIndex++
+		if err := l.accept(ev, w); err != nil {
+			return err
+		}
+	}
+}
+
+func filePrefix(name string) string {
+	if name == "" {
+		return ""
+	}
+	return name + ": "
+}
+
+// isBlank reports a line of JSON whitespace only.
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,82 @@
+package recording
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// problemsPerKind is how many problems of one kind are listed; the rest are
+// counted in one closing line, so a file with a million bad lines still
+// gives a short report.
+const problemsPerKind = 5
+
+// problemLog collects an input's problems in the order they are met.
+type problemLog struct {
+	list   []Problem
+	counts map[string]int
+}
+
+func (p *problemLog) add(kind string, line int64, msg string) {
+	if p.counts == nil {
+		p.counts = map[string]int{}
+	}
+	p.counts[kind]++
+	if p.counts[kind] <= problemsPerKind {
+		p.list = append(p.list, Problem{Line: line, Message: msg})
+	}
+}
+
+// finish returns the problems, followed by one line per kind that had more
+// than could be listed (kinds in name order, for stable output).
+func (p *problemLog) finish() []Problem {
+	out := append([]Problem{}, p.list...)
+	kinds := make([]string, 0, len(p.counts))
+	for k, n := range p.counts {
+		if n > problemsPerKind {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		out = append(out, Problem{Message: fmt.Sprintf("%d more %s problems not listed", p.counts[k]-problemsPerKind, k)})
+	}
+	return out
+}
+
+// snippetBytes is how much of a bad line a problem quotes.
+const snippetBytes = 80
+
+// snippet quotes the start of b safely for a terminal: at most
+// snippetBytes bytes, cut on a character boundary, with control
+// characters and invalid UTF-8 escaped, and the full length when cut.
+func snippet(b []byte) string {
+	cut := b
+	if len(cut) > snippetBytes {
+		cut = cut[:snippetBytes]
+		// Do not split a multi-byte character: back off to its start.
+		for i := len(cut) - 1; i >= 0 && i >= len(cut)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(cut[i]) {
+				if !utf8.FullRune(cut[i:]) {
+					cut = cut[:i]
+				}
+				break
+			}
+		}
+	}
+	q := strconv.Quote(string(cut))
+	if len(cut) < len(b) {
+		return fmt.Sprintf("%s… (%d bytes)", q, len(b))
+	}
+	return q
+}
+
+// quoteName quotes a value read from an input (a type, a runId, a format
+// string) for a message, shortened if long.
+func quoteName(s string) string {
+	if len(s) > snippetBytes {
+		return snippet([]byte(s))
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,126 @@
+package recording
+
+import "fmt"
+
+// splitter groups events into runs by meta.runId and hands runs over in the
+// order of their first event.
+//
+// A run is complete when its integrity.disposition is read (agentfootprint
+// files it last), or at the end of the input. A completed run is handed
+// over as soon as every run that started before it is handed over too;
+// until then it waits. For the usual file of one run after another this is
+// immediate, so memory follows the runs in flight, not the file. Runs that
+// never file a disposition (a minimal-tier stream, a killed writer) stay in
+// flight until the end of the input, and so do the runs that started after
+// them.
+type splitter struct {
+	input     string
+	maxEvents int
+	fn        func(*Run) error
+
+	live     map[string]*runState // started, disposition not yet read
+	queue    []*runState          // started, not yet handed over, first-event order
+	head     int
+	segments map[string]int // runs started so far per runId
+
+	// holdLast keeps the run of the latest event from being handed over,
+	// so a document's snapshot (which may come after its events) can still
+	// be attached to the last run.
+	holdLast bool
+	last     *runState
+}
+
+type runState struct {
+	run      *Run
+	complete bool
+}
+
+func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
+	return &splitter{
+		input:     input,
+		maxEvents: maxEvents,
+		fn:        fn,
+		live:      map[string]*runState{},
+		segments:  map[string]int{},
+	}
+}
+
+// add puts one event in its run. continued is true when the event opened a
+// further segment of a runId whose disposition was already read.
+func (sp *splitter) add(ev Event) (continued bool, err error) {
+	id := ev.Meta.RunID
+	rs := sp.live[id]
+	if rs == nil {
+		seg := sp.segments[id]
+		sp.segments[id] = seg + 1
+		first := ev.Line
+		if first == 0 {
+			first = ev.Index + 1
+		}
+		rs = &runState{run: &Run{
+			Input:       sp.input,
+			ID:          id,
+			Segment:     seg,
+			FirstLine:   first,
+			HeadMissing: ev.Type != TypeRunConfigured && ev.Type != TypeTurnStart,
+		}}
+		sp.live[id] = rs
+		sp.queue = append(sp.queue, rs)
+		continued = seg > 0
+	}
+	r := rs.run
+	if len(r.Events) >= sp.maxEvents {
+		return continued, fmt.Errorf("run %s has more than %d events (limit set by --max-events-per-run)", quoteName(id), sp.maxEvents)
+	}
+	// Share the run's ID string instead of keeping one copy per event.
+	ev.Meta.RunID = r.ID
+	if r.SessionID == "" {
+		r.SessionID = ev.Meta.SessionID
+	}
+	r.Events = append(r.Events, ev)
+	sp.last = rs
+	if ev.Type == TypeDisposition {
+		rs.complete = true
+		delete(sp.live, id)
+	}
+	return continued, sp.flush(false)
+}
+
+// flush hands over the completed runs at the head of the queue; at the end
+// of the input (final) every remaining run is complete.
+func (sp *splitter) flush(final bool) error {
+	for sp.head < len(sp.queue) {
+		rs := sp.queue[sp.head]
+		if !final && (!rs.complete || sp.holdLast && rs == sp.last) {
+			break
+		}
+		sp.queue[sp.head] = nil
+		sp.head++
+		if sp.head > 1024 && sp.head*2 > len(sp.queue) {
+			sp.queue = append([]*runState(nil), sp.queue[sp.head:]...)
+			sp.head = 0
+		}
+		if sp.live[rs.run.ID] == rs {
+			delete(sp.live, rs.run.ID)
+		}
+		if sp.fn != nil {
+			if err := sp.fn(rs.run); err != nil {
+				return &callbackError{err}
+			}
+		}
+	}
+	return nil
+}
+
+// lastRun is the run of the latest event, before it is handed over.
+func (sp *splitter) lastRun() *Run {
+	if sp.last == nil {
+		return nil
+	}
+	return sp.last.run
+}
+
+// callbackError carries the caller's own error out of the loader unchanged.
+type callbackError struct{ err error }
+
+func (e *callbackError) Error() string { return e.err.Error() }

@@ -1,0 +1,197 @@
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// readBufSize is the line reader's buffer: lines up to this size are read
+// without copying; longer ones are assembled.
+const readBufSize = 64 << 10
+
+// sniffWindow is how much of the (decompressed) input the format sniffer
+// looks at.
+const sniffWindow = 64 << 10
+
+// source is one input stream, decompressed, with the accounting the error
+// messages need: compressed bytes consumed, decompressed bytes produced,
+// newlines seen.
+type source struct {
+	name        string
+	compression string
+	format      Format
+	br          *bufio.Reader
+	close       func()
+	in          *countReader // compressed (or raw) bytes consumed
+	out         *guardReader // decompressed bytes produced
+	bom         bool         // a UTF-8 byte-order mark was skipped
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// guardReader sits on the decompressed stream. It enforces the
+// decompressed-size limit, counts newlines and remembers the last byte (so
+// a document's line count needs no second pass), and turns decoder and
+// read failures into *InputError with offsets.
+type guardReader struct {
+	src      *source
+	r        io.Reader
+	limit    int64 // 0: no limit (uncompressed input)
+	n        int64
+	newlines int64
+	last     byte
+}
+
+func (g *guardReader) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if n > 0 {
+		g.n += int64(n)
+		g.newlines += int64(bytes.Count(p[:n], []byte{'\n'}))
+		g.last = p[n-1]
+	}
+	if g.limit > 0 && g.n > g.limit {
+		return n, &InputError{Path: g.src.name, Offset: g.src.in.n, Err: fmt.Errorf(
+			"decompresses to more than %s (limit set by --max-decompressed-bytes); stopped near compressed byte offset %d — the input may be a decompression bomb",
+			humanBytes(g.limit), g.src.in.n)}
+	}
+	if err != nil && err != io.EOF {
+		return n, g.src.readError(err, g.n)
+	}
+	return n, err
+}
+
+// readError describes a failure of the underlying stream: corrupt or
+// truncated compressed data, or an I/O error.
+func (s *source) readError(err error, decompressed int64) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	if s.compression == "none" {
+		return &InputError{Path: s.name, Offset: s.in.n, Err: fmt.Errorf("read failed at byte offset %d: %w", s.in.n, err)}
+	}
+	what := "corrupt " + s.compression + " data"
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		what = "the " + s.compression + " stream ends early (truncated)"
+	}
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+		return &InputError{Path: s.name, Offset: s.in.n, Err: fmt.Errorf(
+			"zstd window larger than %s; recompress with a smaller window (e.g. without --long=31): %w", humanBytes(MaxZstdWindow), err)}
+	}
+	return &InputError{Path: s.name, Offset: s.in.n, Err: fmt.Errorf(
+		"%s near compressed byte offset %d (decompressed byte offset %d): %w", what, s.in.n, decompressed, err)}
+}
+
+// Magic numbers, checked before any parsing.
+var (
+	magicZstd  = []byte{0x28, 0xB5, 0x2F, 0xFD}
+	magicGzip  = []byte{0x1F, 0x8B}
+	magicXz    = []byte{0xFD, '7', 'z', 'X', 'Z', 0x00}
+	magicBzip2 = []byte("BZh")
+	magicZip   = []byte("PK\x03\x04")
+)
+
+// isZstdSkippable reports a zstd skippable frame (magic 0x184D2A5?), which
+// may precede the first data frame.
+func isZstdSkippable(b []byte) bool {
+	return len(b) >= 4 && b[0]&0xF0 == 0x50 && b[1] == 0x2A && b[2] == 0x4D && b[3] == 0x18
+}
+
+// openSource detects compression by magic bytes, sets up decompression and
+// sniffs the format of the decompressed bytes.
+func openSource(name string, r io.Reader, opts Options) (*source, error) {
+	s := &source{name: name, compression: "none", close: func() {}}
+	s.in = &countReader{r: r}
+	var magic [6]byte
+	n, err := io.ReadFull(s.in, magic[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, &InputError{Path: name, Err: fmt.Errorf("read failed: %w", err)}
+	}
+	head := io.MultiReader(bytes.NewReader(magic[:n]), s.in)
+	m := magic[:n]
+	var dec io.Reader = head
+	var limit int64
+	switch {
+	case bytes.HasPrefix(m, magicZstd) || isZstdSkippable(m):
+		zr, err := zstd.NewReader(head,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxWindow(MaxZstdWindow))
+		if err != nil {
+			return nil, s.withCompression("zstd").readError(err, 0)
+		}
+		s.compression = "zstd"
+		s.close = zr.Close
+		dec, limit = zr, opts.MaxDecompressedBytes
+	case bytes.HasPrefix(m, magicGzip):
+		s.compression = "gzip"
+		zr, err := gzip.NewReader(head)
+		if err != nil {
+			return nil, s.readError(err, 0)
+		}
+		s.close = func() { zr.Close() }
+		dec, limit = zr, opts.MaxDecompressedBytes
+	case bytes.HasPrefix(m, magicXz):
+		return nil, &InputError{Path: name, Err: errors.New("xz-compressed data; this build reads zstd and gzip compression only")}
+	case bytes.HasPrefix(m, magicBzip2):
+		return nil, &InputError{Path: name, Err: errors.New("bzip2-compressed data; this build reads zstd and gzip compression only")}
+	case bytes.HasPrefix(m, magicZip):
+		return nil, &InputError{Path: name, Err: errors.New(
+			"not an agentfootprint recording: a zip archive (an agentfootprint bug report?); unpack it and pass the envelope.json or recording.json inside")}
+	}
+	s.out = &guardReader{src: s, r: dec, limit: limit}
+	s.br = bufio.NewReaderSize(s.out, readBufSize)
+
+	// A UTF-8 byte-order mark is not JSON; step over it (and say so).
+	if b, err := s.br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
+		s.br.Discard(3)
+		s.bom = true
+	}
+	window, err := s.br.Peek(sniffWindow)
+	atEOF := false
+	switch {
+	case err == nil || err == bufio.ErrBufferFull:
+	case err == io.EOF:
+		atEOF = true
+	default:
+		s.close()
+		return nil, err
+	}
+	f, serr := sniffFormat(window, atEOF)
+	if serr != nil {
+		s.close()
+		return nil, &InputError{Path: name, Err: serr}
+	}
+	s.format = f
+	return s, nil
+}
+
+func (s *source) withCompression(c string) *source {
+	s.compression = c
+	return s
+}
+
+// documentLines is the line count of a fully read document: its newlines,
+// plus a last line without one.
+func (s *source) documentLines() int64 {
+	n := s.out.newlines
+	if s.out.n > 0 && s.out.last != '\n' {
+		n++
+	}
+	return n
+}

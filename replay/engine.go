@@ -1,0 +1,727 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// Options tune a replay.
+type Options struct {
+	// Posture is "observe" or "dev"; empty takes the declarations'
+	// posture, and observe when they state none. In dev posture every
+	// check's canary runs first and a check that misses it stops the
+	// replay with a *checks.CheckerDeadError.
+	Posture string
+}
+
+// Replay folds the run's events in order and returns the replayed
+// evidence: the findings (one per identity, in filing order), the replay
+// ledger with a row per registered check, and, per check, why encounters
+// could not be judged.
+//
+// The declarations a producer put in the run's agent.run_configured payload
+// are merged under decl (the file wins field by field). A declaration the
+// recording carries but fpcheck cannot honour is returned as a
+// *checks.DeclarationError.
+//
+// In dev posture a check that misses its canary returns a nil evidence and a
+// *checks.CheckerDeadError; a registered check that noted nothing in a run
+// where a model call completed returns the evidence and the error.
+func Replay(run *recording.Run, decl *checks.Declarations, opts Options) (*Evidence, error) {
+	return ReplayWith(checks.Registry, run, decl, opts)
+}
+
+// ReplayWith is Replay over a given registry.
+func ReplayWith(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, opts Options) (*Evidence, error) {
+	if run == nil {
+		return nil, errors.New("replay: no run to replay")
+	}
+	effective, err := EffectiveDeclarations(run, decl)
+	if err != nil {
+		return nil, err
+	}
+	effective = withSnapshotMap(effective, run)
+	posture := opts.Posture
+	if posture == "" {
+		posture = effective.EffectivePosture()
+	}
+	if posture != checks.PostureObserve && posture != checks.PostureDev {
+		return nil, fmt.Errorf("replay: posture %q is not one fpcheck knows; use observe or dev", posture)
+	}
+	if posture == checks.PostureDev {
+		if err := checks.RunCanaries(reg); err != nil {
+			return nil, err
+		}
+	}
+	e := newEngine(reg, effective, posture, run)
+	for i := range run.Events {
+		e.handle(&run.Events[i])
+	}
+	e.finish()
+	findings := e.ledger.Findings()
+	ev := &Evidence{
+		Findings: findings,
+		Disposition: &Disposition{
+			Posture:     posture,
+			WorkExisted: e.workExisted,
+			Rows:        e.ledger.Rows(),
+		},
+		// What the replay would file as events: its findings and its one
+		// ledger.
+		IntegrityEvents: len(findings) + 1,
+		Unreachable:     e.ledger.Reasons(),
+	}
+	if posture == checks.PostureDev {
+		if err := e.ledger.AssertAlive(e.workExisted); err != nil {
+			return ev, err
+		}
+	}
+	return ev, nil
+}
+
+// EffectiveDeclarations are the declarations a replay of run judges by: the
+// ones its agent.run_configured payload carries, overridden field by field
+// by decl.
+func EffectiveDeclarations(run *recording.Run, decl *checks.Declarations) (*checks.Declarations, error) {
+	var fromRec *checks.Declarations
+	if run != nil {
+		for _, ev := range run.Events {
+			if ev.Type == recording.TypeRunConfigured {
+				d, err := checks.FromRecording(ev.Payload)
+				if err != nil {
+					var de *checks.DeclarationError
+					if errors.As(err, &de) && ev.Line > 0 {
+						de.Source = fmt.Sprintf("%s line %d: %s", run.Input, ev.Line, de.Source)
+					}
+					return nil, err
+				}
+				fromRec = d
+				break
+			}
+		}
+	}
+	return checks.Merge(fromRec, decl), nil
+}
+
+// SnapshotMapSource names map ownership taken from a recording's snapshot.
+const SnapshotMapSource = "the recording snapshot's parkedToolNames"
+
+// withSnapshotMap arms the compose invariant from the recording itself when
+// no declaration names a map: a recording document's snapshot states
+// exactly which tool names the park held off the wire (parkedToolNames), and
+// with a single map id in the run's map events that set is that map's
+// parked-and-owned set. Several map ids cannot be told apart by one union,
+// so then nothing is armed from the snapshot.
+func withSnapshotMap(d *checks.Declarations, run *recording.Run) *checks.Declarations {
+	if len(d.Maps) > 0 || run.Snapshot == nil || !run.Snapshot.ParkedStated {
+		return d
+	}
+	var ids []string
+	for _, ev := range run.Events {
+		if ev.Type != recording.TypeMapParked && ev.Type != recording.TypeMapEngaged {
+			continue
+		}
+		var p mapPayload
+		if decodeLoose(ev.Payload, &p) && p.MapID != "" && !containsString(ids, p.MapID) {
+			ids = append(ids, p.MapID)
+		}
+	}
+	if len(ids) != 1 {
+		return d
+	}
+	out := *d
+	out.Maps = []checks.MapDecl{{ID: ids[0], Tools: cloneStrings(run.Snapshot.ParkedToolNames)}}
+	out.Source = d.Source + " and " + SnapshotMapSource
+	return &out
+}
+
+// histEntry is one message of an iteration_end history, with the content
+// hash agentfootprint would give it at its index.
+type histEntry struct {
+	msg     checks.Message
+	hash    string
+	known   bool // content was a string
+	evicted bool
+}
+
+type msgRecord struct {
+	msg      checks.Message
+	known    bool
+	position int64
+	hash     string
+}
+
+// callState is the latest model call.
+type callState struct {
+	view checks.CallView
+}
+
+// pendingChoice collects the tool calls of one model response until the
+// next call begins or the run ends.
+type pendingChoice struct {
+	call  checks.CallView
+	stage string
+	calls []checks.ToolCall
+}
+
+type pendingClaim struct {
+	iteration int64
+	stage     string
+	answer    *string
+}
+
+type engine struct {
+	reg         []*checks.Check
+	decl        *checks.Declarations
+	ledger      *checks.Ledger
+	headMissing bool
+
+	userPrompt *string
+	callNames  map[string]string
+
+	// slot records since the last llm_start
+	sysSeen    bool
+	sysPieces  []string
+	sysGaps    []string
+	msgSeen    bool
+	msgRecs    []msgRecord
+	toolsStage string
+
+	lastSystem    []string
+	lastSystemSet bool
+
+	injectedByHash map[string][]checks.Message
+	history        []histEntry
+	historySet     bool
+	historyIter    int64
+
+	evictions []checks.Eviction
+	parked    []string
+
+	call        *callState
+	lastIter    int64
+	choice      *pendingChoice
+	lastContent map[int64]string
+	workExisted bool
+
+	claimRows []checks.ClaimRow
+	claim     *pendingClaim
+}
+
+func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, run *recording.Run) *engine {
+	return &engine{
+		reg:            reg,
+		decl:           decl,
+		ledger:         checks.NewLedger(reg, decl, posture),
+		headMissing:    run.HeadMissing,
+		callNames:      map[string]string{},
+		injectedByHash: map[string][]checks.Message{},
+		lastContent:    map[int64]string{},
+	}
+}
+
+func (e *engine) historyGap() string {
+	if e.headMissing {
+		return "the run's first events are missing (a capped or rotated head), so parks and evictions before them are unknown"
+	}
+	return ""
+}
+
+func (e *engine) handle(ev *recording.Event) {
+	stage := ev.Meta.RuntimeStageID
+	switch ev.Type {
+	case recording.TypeTurnStart:
+		var p turnStartPayload
+		if decodeLoose(ev.Payload, &p) && p.UserPrompt != nil {
+			e.userPrompt = p.UserPrompt
+		}
+	case recording.TypeContextInjected:
+		e.onInjected(ev, stage)
+	case recording.TypeSlotComposed:
+		var p slotComposedPayload
+		if decodeLoose(ev.Payload, &p) && p.Slot == "tools" && e.toolsStage == "" {
+			e.toolsStage = stage
+		}
+	case recording.TypeContextEvicted:
+		e.onEvicted(ev)
+	case recording.TypeMapParked:
+		var p mapPayload
+		if decodeLoose(ev.Payload, &p) && p.MapID != "" && !containsString(e.parked, p.MapID) {
+			e.parked = append(e.parked, p.MapID)
+		}
+	case recording.TypeMapEngaged:
+		var p mapPayload
+		if decodeLoose(ev.Payload, &p) && p.MapID != "" {
+			e.parked = removeString(e.parked, p.MapID)
+		}
+	case recording.TypeLLMStart:
+		e.onLLMStart(ev, stage)
+	case recording.TypeLLMEnd:
+		e.onLLMEnd(ev, stage)
+	case recording.TypeToolStart:
+		e.onToolStart(ev, stage)
+	case recording.TypeIterationEnd:
+		e.onIterationEnd(ev)
+	case recording.TypeRouteDecided:
+		var p routePayload
+		if decodeLoose(ev.Payload, &p) && p.Chosen == "final" {
+			it, ok := intOf(p.IterIndex)
+			if !ok {
+				it = e.lastIter
+			}
+			e.flushClaim()
+			e.claim = &pendingClaim{iteration: it, stage: stage}
+		}
+	case recording.TypeTurnEnd:
+		var p turnEndPayload
+		if decodeLoose(ev.Payload, &p) && e.claim != nil && p.FinalContent != nil {
+			e.claim.answer = p.FinalContent
+		}
+		e.flushClaim()
+	case recording.TypeSemantics:
+		var p semanticsPayload
+		if decodeLoose(ev.Payload, &p) {
+			it, _ := intOf(p.Iteration)
+			e.claimRows = append(e.claimRows, checks.ClaimRowsOf(p.Semantics, p.ToolName, p.ToolCallID, it)...)
+		}
+	}
+}
+
+func (e *engine) finish() {
+	e.flushChoice()
+	e.flushClaim()
+}
+
+// roleOf maps a messages-slot record to the role the model saw it in.
+func roleOf(p injectedPayload) string {
+	if p.AsRole != "" {
+		return p.AsRole
+	}
+	switch p.Source {
+	case "tool-result":
+		return checks.RoleTool
+	case "assistant":
+		return checks.RoleAssistant
+	case "user":
+		return checks.RoleUser
+	}
+	return ""
+}
+
+func (e *engine) onInjected(ev *recording.Event, stage string) {
+	var p injectedPayload
+	if !decodeLoose(ev.Payload, &p) {
+		return
+	}
+	switch p.Slot {
+	case "system-prompt":
+		e.sysSeen = true
+		switch {
+		case p.RawContent == nil:
+			e.sysGaps = append(e.sysGaps, fmt.Sprintf("a system-prompt piece (hash %s) carries no rawContent", orDash(p.ContentHash)))
+		case *p.RawContent != "":
+			e.sysPieces = append(e.sysPieces, *p.RawContent)
+		}
+	case "messages":
+		e.msgSeen = true
+		role := roleOf(p)
+		rec := msgRecord{msg: checks.Message{Role: role}, hash: p.ContentHash}
+		if pos, ok := intOf(p.Position); ok {
+			rec.position = pos
+		} else {
+			rec.position = int64(len(e.msgRecs))
+		}
+		if p.RawContent != nil {
+			rec.known = true
+			rec.msg.Content = *p.RawContent
+		}
+		if role == checks.RoleTool {
+			rec.msg.ToolCallID = p.SourceID
+			rec.msg.ToolName = e.callNames[p.SourceID]
+		}
+		if rec.hash == "" && rec.known && role != "" {
+			rec.hash = MessageHash(role, int(rec.position), rec.msg.Content)
+		}
+		e.msgRecs = append(e.msgRecs, rec)
+		if rec.hash != "" && rec.known {
+			e.injectedByHash[rec.hash] = appendDistinct(e.injectedByHash[rec.hash], rec.msg)
+		}
+	case "tools":
+		if e.toolsStage == "" {
+			e.toolsStage = stage
+		}
+	}
+}
+
+func appendDistinct(ms []checks.Message, m checks.Message) []checks.Message {
+	for _, x := range ms {
+		if x == m {
+			return ms
+		}
+	}
+	return append(ms, m)
+}
+
+// onEvicted joins an eviction to the message it removed. The exact join is
+// against the last iteration_end history, the list the window cut from,
+// hashed at each index the way agentfootprint hashes it. Without a match
+// there, the eviction is joined to the messages-slot records seen so far with
+// the same hash; if those differ, the join is ambiguous and says so.
+func (e *engine) onEvicted(ev *recording.Event) {
+	var p evictedPayload
+	if !decodeLoose(ev.Payload, &p) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
+		return
+	}
+	out := checks.Eviction{Hash: p.ContentHash, Iteration: e.lastIter + 1}
+	if e.historySet {
+		for i := range e.history {
+			h := &e.history[i]
+			if !h.evicted && h.known && h.hash == p.ContentHash {
+				h.evicted = true
+				out.Candidates = appendDistinct(out.Candidates, h.msg)
+			}
+		}
+	}
+	if len(out.Candidates) == 0 {
+		for _, m := range e.injectedByHash[p.ContentHash] {
+			out.Candidates = appendDistinct(out.Candidates, m)
+		}
+	}
+	// Names learned after the message was recorded (a tool_start joined
+	// later) still name it.
+	for i := range out.Candidates {
+		c := &out.Candidates[i]
+		if c.Role == checks.RoleTool && c.ToolName == "" {
+			c.ToolName = e.callNames[c.ToolCallID]
+		}
+	}
+	e.evictions = append(e.evictions, out)
+}
+
+func (e *engine) onIterationEnd(ev *recording.Event) {
+	var p iterationEndPayload
+	if !decodeLoose(ev.Payload, &p) || len(p.History) == 0 || string(p.History) == "null" {
+		return
+	}
+	var msgs []historyMessage
+	if json.Unmarshal(p.History, &msgs) != nil {
+		return
+	}
+	it, _ := intOf(p.IterIndex)
+	e.historyIter = it
+	e.historySet = true
+	e.history = e.history[:0]
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if tc.ID != "" && tc.Name != "" && e.callNames[tc.ID] == "" {
+				e.callNames[tc.ID] = tc.Name
+			}
+		}
+	}
+	for i, m := range msgs {
+		entry := histEntry{msg: checks.Message{Role: m.Role}}
+		var content string
+		if json.Unmarshal(m.Content, &content) == nil {
+			entry.known = true
+			entry.msg.Content = content
+			entry.hash = MessageHash(m.Role, i, content)
+		}
+		if m.Role == checks.RoleTool {
+			entry.msg.ToolCallID = m.ToolCallID
+			entry.msg.ToolName = m.ToolName
+			if entry.msg.ToolName == "" {
+				entry.msg.ToolName = e.callNames[m.ToolCallID]
+			}
+		}
+		e.history = append(e.history, entry)
+	}
+}
+
+func (e *engine) onLLMStart(ev *recording.Event, stage string) {
+	e.flushChoice()
+	var p llmStartPayload
+	decodeLoose(ev.Payload, &p)
+	it, ok := intOf(p.Iteration)
+	if !ok {
+		it = e.lastIter + 1
+	}
+	e.lastIter = it
+	view := checks.CallView{Iteration: it, Stage: stage, Provider: p.Provider}
+	if names, ok := toolNames(p.Tools); ok {
+		view.Served = names
+	} else if n, ok := intOf(p.ToolsCount); ok && n == 0 && len(p.Tools) == 0 {
+		view.Served = []string{}
+	} else {
+		view.ServedGap = fmt.Sprintf("llm_start of iteration %d does not list the tools it offered", it)
+	}
+	view.Frame = e.buildFrame(p, it)
+	e.call = &callState{view: view}
+
+	toolsStage := e.toolsStage
+	if toolsStage == "" {
+		toolsStage = stage
+	}
+	for _, c := range e.reg {
+		if c.OnCompose == nil || !e.ledger.Armed(c) {
+			continue
+		}
+		cv := checks.ComposeView{
+			Call:       cloneCall(view),
+			ToolsStage: toolsStage,
+			Parked:     append([]string(nil), e.parked...),
+			Evictions:  cloneEvictions(e.evictions),
+			HistoryGap: e.historyGap(),
+		}
+		e.ledger.Note(c, c.OnCompose(cv, e.decl))
+	}
+
+	e.sysSeen, e.sysPieces, e.sysGaps = false, nil, nil
+	e.msgSeen, e.msgRecs = false, nil
+	e.toolsStage = ""
+}
+
+func utf16Len(s string) int64 {
+	n := int64(0)
+	for _, r := range s {
+		n += int64(utf16.RuneLen(r))
+	}
+	return n
+}
+
+// buildFrame rebuilds the request of the call at iteration it, by role.
+func (e *engine) buildFrame(p llmStartPayload, it int64) checks.Frame {
+	f := checks.Frame{Iteration: it}
+	sysKnown := true
+	switch {
+	case e.sysSeen:
+		f.System = append([]string(nil), e.sysPieces...)
+		f.Gaps = append(f.Gaps, prefixAll(fmt.Sprintf("iteration %d: ", it), e.sysGaps)...)
+		sysKnown = len(e.sysGaps) == 0
+		if sysKnown {
+			e.lastSystem, e.lastSystemSet = f.System, true
+		}
+	case p.SystemPromptText != nil:
+		if *p.SystemPromptText != "" {
+			f.System = []string{*p.SystemPromptText}
+		}
+	case e.lastSystemSet:
+		// A loop that composes the system prompt once carries it forward.
+		f.System = append([]string(nil), e.lastSystem...)
+	default:
+		if n, ok := intOf(p.SystemPromptChars); !ok || n != 0 {
+			sysKnown = false
+			f.Gaps = append(f.Gaps, fmt.Sprintf("no system prompt is recorded for iteration %d (no system-prompt slot records and no llm_start.systemPromptText)", it))
+		}
+	}
+	if n, ok := intOf(p.SystemPromptChars); ok && sysKnown {
+		if got := utf16Len(strings.Join(f.System, "\n\n")); got != n {
+			f.Gaps = append(f.Gaps, fmt.Sprintf("the system prompt recorded for iteration %d has %d characters but llm_start says %d", it, got, n))
+		}
+	}
+
+	count, countKnown := intOf(p.MessagesCount)
+	switch {
+	case e.msgSeen:
+		f.Source = checks.FrameFromInjected
+		for _, r := range e.msgRecs {
+			if !r.known {
+				f.Gaps = append(f.Gaps, fmt.Sprintf("the %s message at position %d of iteration %d carries no rawContent", orDash(r.msg.Role), r.position, it))
+				continue
+			}
+			m := r.msg
+			if m.Role == checks.RoleTool && m.ToolName == "" {
+				m.ToolName = e.callNames[m.ToolCallID]
+			}
+			f.Messages = append(f.Messages, m)
+		}
+		if countKnown && count != int64(len(e.msgRecs)) {
+			f.Gaps = append(f.Gaps, fmt.Sprintf("iteration %d recorded %d messages in context.injected but llm_start says %d", it, len(e.msgRecs), count))
+		}
+	case e.historySet:
+		f.Source = checks.FrameFromHistory
+		for _, h := range e.history {
+			if h.evicted {
+				continue
+			}
+			if !h.known {
+				f.Gaps = append(f.Gaps, fmt.Sprintf("a %s message of the iteration %d history has no text content", orDash(h.msg.Role), e.historyIter))
+				continue
+			}
+			f.Messages = append(f.Messages, h.msg)
+		}
+		if !countKnown || count != int64(len(f.Messages)) {
+			f.Gaps = append(f.Gaps, fmt.Sprintf("no context.injected messages for iteration %d; the iteration %d history minus its evictions holds %d messages, which llm_start does not confirm", it, e.historyIter, len(f.Messages)))
+		}
+	case e.userPrompt != nil:
+		f.Source = checks.FrameFromUserPrompt
+		f.Messages = []checks.Message{{Role: checks.RoleUser, Content: *e.userPrompt}}
+		if !countKnown || count != 1 {
+			f.Gaps = append(f.Gaps, fmt.Sprintf("no context.injected messages for iteration %d and no earlier history; only turn_start.userPrompt is known", it))
+		}
+	default:
+		f.Source = checks.FrameFromNothing
+		f.Gaps = append(f.Gaps, fmt.Sprintf("no context.injected messages for iteration %d and no earlier history", it))
+	}
+	return f
+}
+
+func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
+	e.workExisted = true
+	var p llmEndPayload
+	decodeLoose(ev.Payload, &p)
+	if e.call == nil {
+		// A completed call whose start was not recorded: nothing to compare.
+		return
+	}
+	view := e.call.view
+	if p.Content != nil {
+		e.lastContent[view.Iteration] = *p.Content
+	}
+	names, stated, problem := manifestNames(p.WireManifest)
+	for _, c := range e.reg {
+		if c.OnWire == nil || !e.ledger.Armed(c) {
+			continue
+		}
+		wv := checks.WireView{Call: cloneCall(view), Stage: stage, ManifestStated: stated, Manifest: append([]string(nil), names...)}
+		if problem != "" {
+			wv.ManifestGap = fmt.Sprintf("the wireManifest on llm_end of iteration %d %s", view.Iteration, problem)
+		}
+		e.ledger.Note(c, c.OnWire(wv, e.decl))
+	}
+	e.choice = &pendingChoice{call: view, stage: stage}
+}
+
+func (e *engine) onToolStart(ev *recording.Event, stage string) {
+	var p toolStartPayload
+	if !decodeLoose(ev.Payload, &p) {
+		return
+	}
+	if p.ToolCallID != "" && p.ToolName != "" {
+		e.callNames[p.ToolCallID] = p.ToolName
+	}
+	if e.choice == nil {
+		pc := &pendingChoice{stage: stage}
+		if e.call != nil {
+			pc.call = e.call.view
+		} else {
+			pc.call = checks.CallView{Frame: checks.Frame{Source: checks.FrameFromNothing,
+				Gaps: []string{fmt.Sprintf("no model call is recorded before tool_start %s", orDash(p.ToolCallID))}}}
+		}
+		e.choice = pc
+	}
+	e.choice.calls = append(e.choice.calls, checks.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: append(json.RawMessage(nil), p.Args...), Stage: stage})
+}
+
+// flushChoice judges the tool calls of the latest model response.
+func (e *engine) flushChoice() {
+	pc := e.choice
+	e.choice = nil
+	if pc == nil {
+		return
+	}
+	for _, c := range e.reg {
+		if c.OnChoice == nil || !e.ledger.Armed(c) {
+			continue
+		}
+		calls := make([]checks.ToolCall, len(pc.calls))
+		for i, tc := range pc.calls {
+			calls[i] = tc
+			calls[i].Args = append(json.RawMessage(nil), tc.Args...)
+		}
+		e.ledger.Note(c, c.OnChoice(checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls}, e.decl))
+	}
+}
+
+// flushClaim judges the pending final answer.
+func (e *engine) flushClaim() {
+	pc := e.claim
+	e.claim = nil
+	if pc == nil {
+		return
+	}
+	view := checks.ClaimView{Iteration: pc.iteration, Stage: pc.stage, Rows: append([]checks.ClaimRow(nil), e.claimRows...)}
+	switch {
+	case pc.answer != nil:
+		view.Answer, view.AnswerKnown = *pc.answer, true
+	default:
+		if c, ok := e.lastContent[pc.iteration]; ok {
+			view.Answer, view.AnswerKnown = c, true
+		}
+	}
+	if e.headMissing {
+		view.RowsGap = "the run's first events are missing, so facts settled before them are unknown"
+	}
+	for _, c := range e.reg {
+		if c.OnClaim == nil || !e.ledger.Armed(c) {
+			continue
+		}
+		for _, v := range c.OnClaim(view, e.decl) {
+			e.ledger.Note(c, v)
+		}
+	}
+}
+
+func cloneCall(v checks.CallView) checks.CallView {
+	out := v
+	out.Served = cloneStrings(v.Served)
+	out.Frame.System = cloneStrings(v.Frame.System)
+	out.Frame.Messages = append([]checks.Message(nil), v.Frame.Messages...)
+	out.Frame.Gaps = cloneStrings(v.Frame.Gaps)
+	return out
+}
+
+func cloneEvictions(evs []checks.Eviction) []checks.Eviction {
+	out := make([]checks.Eviction, len(evs))
+	for i, ev := range evs {
+		out[i] = ev
+		out[i].Candidates = append([]checks.Message(nil), ev.Candidates...)
+	}
+	return out
+}
+
+func cloneStrings(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	return append([]string{}, ss...)
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func removeString(ss []string, s string) []string {
+	out := ss[:0]
+	for _, x := range ss {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func prefixAll(prefix string, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = prefix + s
+	}
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

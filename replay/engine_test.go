@@ -1,0 +1,256 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/recordings/replay")
+
+const fixtureRoot = "../testdata/recordings/replay"
+
+// loadDeclarations reads a fixture's declarations.yaml or declarations.json;
+// nil when the fixture has none.
+func loadDeclarations(t *testing.T, dir string) *checks.Declarations {
+	t.Helper()
+	for _, name := range []string{"declarations.yaml", "declarations.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := checks.ParseDeclarations(name, data)
+		if err != nil {
+			t.Fatalf("declarations: %v", err)
+		}
+		return d
+	}
+	return nil
+}
+
+type replayedRun struct {
+	Run      string    `json:"run"`
+	Error    string    `json:"error,omitempty"`
+	Evidence *Evidence `json:"evidence"`
+}
+
+func marshalGolden(t *testing.T, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestReplayFixtures replays every fixture under testdata/recordings/replay
+// and compares the evidence with its golden want.json.
+func TestReplayFixtures(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(fixtureRoot, "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixtures under %s (%v)", fixtureRoot, err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			decl := loadDeclarations(t, dir)
+			var got []replayedRun
+			for _, run := range readRuns(t, filepath.Join(dir, "events.jsonl")) {
+				ev, err := Replay(run, decl, Options{})
+				rr := replayedRun{Run: run.ID, Evidence: ev}
+				if err != nil {
+					rr.Error = err.Error()
+				}
+				got = append(got, rr)
+			}
+			gotJSON := marshalGolden(t, got)
+			golden := filepath.Join(dir, "want.json")
+			if *update {
+				if err := os.WriteFile(golden, gotJSON, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./replay -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), string(gotJSON)); diff != "" {
+				t.Errorf("replayed evidence differs from %s (-want +got):\n%s", golden, diff)
+			}
+		})
+	}
+}
+
+// TestFixtureHashes keeps the hand-made fixtures honest: every
+// messages-slot record's contentHash is the hash of its role, position and
+// content, as agentfootprint computes it.
+func TestFixtureHashes(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(fixtureRoot, "*", "events.jsonl"))
+	for _, path := range paths {
+		for _, run := range readRuns(t, path) {
+			for _, ev := range run.Events {
+				if ev.Type != recording.TypeContextInjected {
+					continue
+				}
+				var p injectedPayload
+				if !decodeLoose(ev.Payload, &p) || p.Slot != "messages" || p.RawContent == nil || p.Position == nil {
+					continue
+				}
+				if want := MessageHash(p.AsRole, int(*p.Position), *p.RawContent); want != p.ContentHash {
+					t.Errorf("%s:%d: contentHash %s, want %s", path, ev.Line, p.ContentHash, want)
+				}
+			}
+		}
+	}
+}
+
+// findingsOf summarises findings as identities, for assertions that do not
+// need the whole golden.
+func findingsOf(ev *Evidence) []string {
+	var out []string
+	for _, f := range ev.Findings {
+		out = append(out, f.Identity())
+	}
+	return out
+}
+
+func TestGanymedeSelfReference(t *testing.T) {
+	dir := filepath.Join(fixtureRoot, "choice-ganymede")
+	decl := loadDeclarations(t, dir)
+	runs := readRuns(t, filepath.Join(dir, "events.jsonl"))
+	if len(runs) != 2 {
+		t.Fatalf("want the two turns of the conversation, got %d runs", len(runs))
+	}
+	first, err := Replay(runs[0], decl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Findings) != 0 {
+		t.Errorf("turn one called backup_status with a grounded machine id; got findings %v", findingsOf(first))
+	}
+	second, err := Replay(runs[1], decl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second.Findings) != 1 {
+		t.Fatalf("turn two: want exactly one finding, got %v", findingsOf(second))
+	}
+	f := second.Findings[0]
+	if got, want := f.Identity(), "unsupported-argument @choice [tool backup_status] machine "; got != want {
+		t.Errorf("identity %q, want %q", got, want)
+	}
+	for _, s := range []string{"4417-ganymede", "own earlier answer", "call fleet_report again"} {
+		if !strings.Contains(f.Message, s) {
+			t.Errorf("message %q does not say %q", f.Message, s)
+		}
+	}
+}
+
+func TestChoiceNowhereAndGrounded(t *testing.T) {
+	dir := filepath.Join(fixtureRoot, "choice-nowhere")
+	ev, err := Replay(readRuns(t, filepath.Join(dir, "events.jsonl"))[0], loadDeclarations(t, dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"unsupported-argument @choice [tool backup_status] machine ",
+		"unsupported-argument @choice [tool backup_status] filter.hosts.1 ",
+	}
+	if diff := cmp.Diff(want, findingsOf(ev)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	for _, f := range ev.Findings {
+		if !strings.Contains(f.Message, "no ground in the window holds it") {
+			t.Errorf("a value found nowhere must say no ground holds it: %q", f.Message)
+		}
+	}
+}
+
+func TestWireManifestFixture(t *testing.T) {
+	dir := filepath.Join(fixtureRoot, "wire-manifest")
+	ev, err := Replay(readRuns(t, filepath.Join(dir, "events.jsonl"))[0], nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"invariant-violation @wire [tool ghost_tool]  ",
+		"invariant-violation @wire [tool get_forecast]  ",
+		"invariant-violation @wire [tool get_weather]  ",
+	}
+	if diff := cmp.Diff(want, findingsOf(ev)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	row, _ := ev.Disposition.Row(checks.KindInvariantViolation, checks.SeamWire)
+	if row.Checked != 3 || row.Findings != 2 || row.Unreachable != 2 {
+		t.Errorf("wire row %+v, want checked 3, findings 2, unreachable 2", row)
+	}
+}
+
+func TestDevPostureCanaries(t *testing.T) {
+	run := &recording.Run{ID: "r"}
+	dead := *checks.WireInvariant
+	dead.Canary = func() []checks.Finding { return nil }
+	reg := []*checks.Check{&dead}
+	_, err := ReplayWith(reg, run, nil, Options{Posture: checks.PostureDev})
+	var cd *checks.CheckerDeadError
+	if !errors.As(err, &cd) || cd.Kind != checks.KindInvariantViolation || cd.Seam != checks.SeamWire {
+		t.Fatalf("want a checker-dead error for the wire check, got %v", err)
+	}
+	if _, err := ReplayWith(reg, run, nil, Options{}); err != nil {
+		t.Errorf("observe posture runs no canary, got %v", err)
+	}
+	if _, err := Replay(run, nil, Options{Posture: "prod"}); err == nil {
+		t.Error("an unknown posture must be refused")
+	}
+}
+
+func TestDeclarationsFromRecordingRefused(t *testing.T) {
+	payload := `{"agentId":"agent","integrity":{"tools":{"t":{"argumentsFrom":["t"]}}}}`
+	run := &recording.Run{ID: "r", Input: "in.jsonl", Events: []recording.Event{{Type: recording.TypeRunConfigured, Payload: json.RawMessage(payload), Line: 1}}}
+	_, err := Replay(run, nil, Options{})
+	var de *checks.DeclarationError
+	if !errors.As(err, &de) || de.Tool != "t" {
+		t.Fatalf("want a declaration error about tool t, got %v", err)
+	}
+}
+
+func TestFNV1a(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"", "811c9dc5"},
+		// Values agentfootprint wrote in the reference corpus.
+		{"assistant:1:", "62db47c8"},
+		{"assistant:2:", "6cd918ef"},
+		{"user:0:Go through every screen on the floor and find the hottest rack.", "445d50fd"},
+		// No zero padding: a hash can be seven characters long.
+		{"tool:5:fired rack-b4: temperature 49C", "64f3314"},
+		// UTF-16 code units, not UTF-8 bytes.
+		{"é", "6c0b6c44"},
+		{"😀", "cb31c4b8"},
+	}
+	for _, tc := range tests {
+		if got := FNV1a(tc.in); got != tc.want {
+			t.Errorf("FNV1a(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if got := MessageHash("tool", 3, "fired screen2: temperature 49C"); got != "729df910" {
+		t.Errorf("MessageHash = %s, want 729df910", got)
+	}
+}

@@ -1,0 +1,166 @@
+package replay
+
+import (
+	"github.com/fpcheck/fpcheck/checks"
+)
+
+// Sources of a finding in a reconciled report.
+const (
+	SourceRecorded = "recorded"
+	SourceReplayed = "replayed"
+	SourceBoth     = "both"
+)
+
+// Evidence is one side of a run's integrity story: the findings and the
+// disposition ledger, either as the live run recorded them or as the replay
+// produced them.
+type Evidence struct {
+	// Findings are in filing order. Recorded findings are every
+	// context_error event of the run, synthetic ones included; replayed
+	// findings are already one per identity.
+	Findings []checks.Finding
+	// Disposition is nil when no disposition event was recorded (or, for a
+	// replay, never: the replay always keeps a ledger).
+	Disposition *Disposition
+	// IntegrityEvents counts context_error and disposition events seen.
+	IntegrityEvents int
+	// Unreachable names, per check ("kind@seam"), why encounters could not
+	// be judged (replay only), each reason once, in first-seen order.
+	Unreachable map[string][]string
+}
+
+// Disposition is the ledger: one row per registered check.
+type Disposition struct {
+	Posture     string
+	WorkExisted bool
+	// Rows is nil when the disposition carried no rows array; an empty,
+	// non-nil slice means no check was registered.
+	Rows []checks.Row
+	// RowsMalformed is true when rows was present but not an array.
+	RowsMalformed bool
+}
+
+// CheckKey is how rows and reasons are keyed: "kind@seam".
+func CheckKey(kind, seam string) string { return kind + "@" + seam }
+
+// Row returns the ledger row for a check, if the disposition has one.
+func (d *Disposition) Row(kind, seam string) (checks.Row, bool) {
+	if d == nil {
+		return checks.Row{}, false
+	}
+	for _, r := range d.Rows {
+		if r.Check == kind && r.Seam == seam {
+			return r, true
+		}
+	}
+	return checks.Row{}, false
+}
+
+// Match is one finding of the reconciled list.
+type Match struct {
+	Finding checks.Finding
+	// Source is recorded, replayed or both.
+	Source string
+	// Why explains a one-sided finding; empty for both.
+	Why string
+	// Drift is true when both sides could judge the finding and disagree,
+	// as opposed to one side lacking input or the check being unarmed.
+	Drift bool
+}
+
+// Reconcile lines the recorded findings up with the replayed ones by
+// identity. The list keeps the recorded filing order, then appends the
+// findings only the replay filed. Synthetic recorded findings are left out:
+// canary material is never a real finding. Recorded findings are compared
+// by identity, so a defect the live run filed once per turn matches the
+// replay's one finding of that run.
+func Reconcile(recorded, replayed *Evidence) []Match {
+	replayedByID := map[string]int{}
+	if replayed != nil {
+		for i, f := range replayed.Findings {
+			if _, ok := replayedByID[f.Identity()]; !ok {
+				replayedByID[f.Identity()] = i
+			}
+		}
+	}
+	var out []Match
+	matched := map[string]bool{}
+	seenRecorded := map[string]bool{}
+	if recorded != nil {
+		for _, f := range recorded.Findings {
+			if f.Synthetic {
+				continue
+			}
+			id := f.Identity()
+			if seenRecorded[id] {
+				continue
+			}
+			seenRecorded[id] = true
+			if replayed == nil {
+				out = append(out, Match{Finding: f, Source: SourceRecorded})
+				continue
+			}
+			if _, ok := replayedByID[id]; ok {
+				matched[id] = true
+				out = append(out, Match{Finding: f, Source: SourceBoth})
+				continue
+			}
+			why, drift := recordedOnlyWhy(f, replayed)
+			out = append(out, Match{Finding: f, Source: SourceRecorded, Why: why, Drift: drift})
+		}
+	}
+	if replayed != nil {
+		for _, f := range replayed.Findings {
+			if matched[f.Identity()] || f.Synthetic {
+				continue
+			}
+			why, drift := replayedOnlyWhy(f, recorded)
+			out = append(out, Match{Finding: f, Source: SourceReplayed, Why: why, Drift: drift})
+		}
+	}
+	return out
+}
+
+// recordedOnlyWhy says why the replay did not re-derive a recorded finding:
+// it lacked input (naming what), the check was not armed for the replay, or
+// the two disagree (drift).
+func recordedOnlyWhy(f checks.Finding, replayed *Evidence) (string, bool) {
+	key := CheckKey(f.Kind, f.Seam)
+	if reasons := replayed.Unreachable[key]; len(reasons) > 0 {
+		return "replay lacked input: " + reasons[0], false
+	}
+	row, ok := replayed.Disposition.Row(f.Kind, f.Seam)
+	switch {
+	case !ok:
+		return "no check in this build replays " + f.Kind + " @" + f.Seam, false
+	case row.Checked == 0 && row.NotApplicable > 0:
+		return "the check was not armed for the replay: declare what arms it (see fpcheck checks)", false
+	case row.Checked == 0 && row.Unreachable > 0:
+		return "replay lacked input for every encounter", false
+	}
+	return "drift: the replayed check judged the same run differently", true
+}
+
+// replayedOnlyWhy says why the live run did not record a finding the replay
+// filed: its check was unarmed live, did not exist in the live build, the
+// recording carries no integrity evidence, or the two disagree (drift).
+func replayedOnlyWhy(f checks.Finding, recorded *Evidence) (string, bool) {
+	if recorded == nil || recorded.Disposition == nil {
+		if recorded == nil || len(recorded.Findings) == 0 {
+			return "the recording carries no ledger to compare against", false
+		}
+		return "the recording carries no disposition ledger; the live run may not have run this check", false
+	}
+	row, ok := recorded.Disposition.Row(f.Kind, f.Seam)
+	switch {
+	case !ok:
+		return "newer check: the live build did not register " + f.Kind + " @" + f.Seam, false
+	case row.Checked == 0 && row.NotApplicable > 0:
+		return "the check was unarmed in the live run", false
+	case row.Checked == 0 && row.Unreachable > 0:
+		return "the live check could not see its input (unreachable)", false
+	case row.Findings > 0:
+		return "the live check fired but its finding is not in the recording (evidence missing or another identity)", false
+	}
+	return "drift: the live check ran and filed nothing here", true
+}

@@ -1,0 +1,178 @@
+package replay
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+)
+
+// decodeLoose fills the payload struct out of an event payload. A producer
+// that wrote one field with the wrong JSON type must not cost the replay the
+// other fields, so on a type error each field is decoded on its own and the
+// bad ones are left zero (the loader reports wrong types on the input).
+// It reports false only when the payload is not a JSON object at all.
+func decodeLoose(raw json.RawMessage, dst any) bool {
+	if err := json.Unmarshal(raw, dst); err == nil {
+		return true
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return false
+	}
+	v := reflect.ValueOf(dst).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if fr, ok := fields[name]; ok && name != "" {
+			fv := reflect.New(t.Field(i).Type)
+			if json.Unmarshal(fr, fv.Interface()) == nil {
+				v.Field(i).Set(fv.Elem())
+			}
+		}
+	}
+	return true
+}
+
+// intOf turns a JSON number into an iteration or count; nil stays nil and a
+// fraction is not a count.
+func intOf(f *float64) (int64, bool) {
+	if f == nil || *f != math.Trunc(*f) || math.IsInf(*f, 0) {
+		return 0, false
+	}
+	return int64(*f), true
+}
+
+type turnStartPayload struct {
+	UserPrompt *string `json:"userPrompt"`
+}
+
+type turnEndPayload struct {
+	FinalContent *string `json:"finalContent"`
+}
+
+type injectedPayload struct {
+	ContentHash string   `json:"contentHash"`
+	Slot        string   `json:"slot"`
+	Source      string   `json:"source"`
+	SourceID    string   `json:"sourceId"`
+	RawContent  *string  `json:"rawContent"`
+	AsRole      string   `json:"asRole"`
+	Position    *float64 `json:"position"`
+}
+
+type slotComposedPayload struct {
+	Slot      string   `json:"slot"`
+	Iteration *float64 `json:"iteration"`
+}
+
+type evictedPayload struct {
+	Slot        string `json:"slot"`
+	ContentHash string `json:"contentHash"`
+}
+
+type mapPayload struct {
+	MapID     string   `json:"mapId"`
+	Iteration *float64 `json:"iteration"`
+	Reengaged *bool    `json:"reengaged"`
+}
+
+type llmStartPayload struct {
+	Iteration         *float64        `json:"iteration"`
+	Provider          string          `json:"provider"`
+	SystemPromptChars *float64        `json:"systemPromptChars"`
+	SystemPromptText  *string         `json:"systemPromptText"`
+	MessagesCount     *float64        `json:"messagesCount"`
+	ToolsCount        *float64        `json:"toolsCount"`
+	Tools             json.RawMessage `json:"tools"`
+}
+
+type llmEndPayload struct {
+	Iteration    *float64        `json:"iteration"`
+	Content      *string         `json:"content"`
+	WireManifest json.RawMessage `json:"wireManifest"`
+}
+
+type toolStartPayload struct {
+	ToolName   string          `json:"toolName"`
+	ToolCallID string          `json:"toolCallId"`
+	Args       json.RawMessage `json:"args"`
+}
+
+type iterationEndPayload struct {
+	IterIndex *float64        `json:"iterIndex"`
+	History   json.RawMessage `json:"history"`
+}
+
+type historyMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	ToolCalls  []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"toolCalls"`
+}
+
+type routePayload struct {
+	IterIndex *float64 `json:"iterIndex"`
+	Chosen    string   `json:"chosen"`
+}
+
+type semanticsPayload struct {
+	ToolName   string          `json:"toolName"`
+	ToolCallID string          `json:"toolCallId"`
+	Iteration  *float64        `json:"iteration"`
+	Semantics  json.RawMessage `json:"semantics"`
+}
+
+// toolNames reads llm_start.tools: the names in request order. ok is false
+// when the field is absent or not an array.
+func toolNames(raw json.RawMessage) (names []string, ok bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, false
+	}
+	var tools []json.RawMessage
+	if json.Unmarshal(raw, &tools) != nil {
+		return nil, false
+	}
+	names = []string{}
+	for _, t := range tools {
+		var tool struct {
+			Name *string `json:"name"`
+		}
+		if json.Unmarshal(t, &tool) != nil || tool.Name == nil {
+			return nil, false
+		}
+		names = append(names, *tool.Name)
+	}
+	return names, true
+}
+
+// manifestNames reads llm_end.wireManifest. stated is false when the field
+// is absent; a manifest that is present but unreadable returns a reason.
+// Non-string names are dropped, as the adapters drop them.
+func manifestNames(raw json.RawMessage) (names []string, stated bool, problem string) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, false, ""
+	}
+	var m struct {
+		ToolNames json.RawMessage `json:"toolNames"`
+	}
+	if json.Unmarshal(raw, &m) != nil || len(m.ToolNames) == 0 {
+		return nil, true, "is not an object with a toolNames list"
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(m.ToolNames, &items) != nil {
+		return nil, true, "has a toolNames that is not a list"
+	}
+	names = []string{}
+	for _, it := range items {
+		var s string
+		if json.Unmarshal(it, &s) == nil {
+			names = append(names, s)
+		}
+	}
+	return names, true, ""
+}

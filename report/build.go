@@ -1,0 +1,365 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
+)
+
+// Build turns what was read into the report model: per input the loss
+// accounting, per run the coverage state, counts, listed findings, verdict
+// and the sentences that state them. It never fails: an input that could
+// not be read is a fact of the report, not an error of Build.
+func Build(inputs []InputResult, opts Options) *Report {
+	r := &Report{SchemaVersion: SchemaVersion, Options: opts}
+	for _, in := range inputs {
+		input := buildInput(in)
+		runs := slices.Clone(in.Runs)
+		slices.SortStableFunc(runs, func(a, b RunResult) int { return cmp.Compare(a.FirstLine, b.FirstLine) })
+		for _, rr := range runs {
+			if rr.Input == "" {
+				rr.Input = input.Path
+			}
+			r.Runs = append(r.Runs, buildRun(rr, input, opts))
+		}
+		r.Inputs = append(r.Inputs, input)
+	}
+	linkRuns(r)
+	for i := range r.Runs {
+		r.Runs[i].Notes = runNotes(&r.Runs[i])
+	}
+	return r
+}
+
+// buildInput states one input's loss accounting.
+func buildInput(in InputResult) Input {
+	input := Input{
+		Path:         in.Path,
+		UnknownTypes: map[string]int64{},
+		WrongTypes:   map[string]int64{},
+		Problems:     []recording.Problem{},
+		RunCount:     len(in.Runs),
+	}
+	if s := in.Stats; s != nil {
+		if s.Path != "" {
+			input.Path = s.Path
+		}
+		input.Format = string(s.Format)
+		input.Compression = s.Compression
+		input.Lines, input.Events, input.Blank, input.Malformed = s.Lines, s.Events, s.Blank, s.Malformed
+		for k, v := range s.UnknownTypes {
+			input.UnknownTypes[k] = v
+		}
+		for k, v := range s.WrongTypes {
+			input.WrongTypes[k] = v
+		}
+		input.TruncatedTail = s.TruncatedTail
+		input.DroppedEvents, input.Complete = s.DroppedEvents, s.Complete
+		input.NoEventsKey = !s.HasEvents && (s.Format == recording.FormatRecording || s.Format == recording.FormatEnvelope || s.Format == recording.FormatArtifact)
+		input.Problems = append(input.Problems, s.Problems...)
+	}
+	if input.Path == "" && len(in.Runs) > 0 {
+		input.Path = in.Runs[0].Input
+	}
+	if in.Err != nil {
+		input.Error = in.Err.Error()
+	}
+	for _, rr := range in.Runs {
+		if rr.HeadMissing {
+			input.HeadMissing = append(input.HeadMissing, rr.RunID)
+		}
+	}
+	if input.Error == "" && input.RunCount == 0 {
+		input.Coverage = CoverageNoTail
+	}
+	input.Notes = inputNotes(&input, in.Stats != nil)
+	return input
+}
+
+// buildRun judges one run.
+func buildRun(rr RunResult, input Input, opts Options) Run {
+	run := Run{
+		Input:       rr.Input,
+		RunID:       rr.RunID,
+		SessionID:   rr.SessionID,
+		Events:      rr.Events,
+		HeadMissing: rr.HeadMissing,
+		FirstLine:   rr.FirstLine,
+		LineNumbers: input.Format == string(recording.FormatNDJSON),
+		CheckerDead: rr.CheckerDead,
+	}
+	run.Recorded = buildSide("Ledger", true, rr.Recorded, rr.Events)
+	if rr.Replayed != nil {
+		side := buildSide("Replayed ledger", false, rr.Replayed, rr.Events)
+		run.Replayed = &side
+	}
+	all := collectFindings(rr.Recorded, rr.Replayed)
+
+	defects, advisories, drift := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, f := range all {
+		if f.Synthetic {
+			continue
+		}
+		if f.Advisory {
+			advisories[f.Identity] = true
+		} else {
+			defects[f.Identity] = true
+		}
+		// Only a disagreement between two sides that could both judge is
+		// drift, not a replay that lacked input or a check unarmed live.
+		if f.Drift {
+			drift[f.Identity] = true
+		}
+	}
+	run.Defects, run.Advisories, run.Drift = len(defects), len(advisories), len(drift)
+
+	var matching []Finding
+	for _, f := range all {
+		if opts.Kind == "" || f.Kind == opts.Kind {
+			matching = append(matching, f)
+		}
+	}
+	run.Matching = len(matching)
+	run.Findings = matching
+	if opts.Limit > 0 && len(matching) > opts.Limit {
+		run.Findings = matching[:opts.Limit]
+	}
+	run.Omitted = run.Matching - len(run.Findings)
+	var lc listCounts
+	for i, f := range matching {
+		if f.Synthetic {
+			continue
+		}
+		if f.Advisory {
+			lc.advisories++
+		} else {
+			lc.defects++
+		}
+		if opts.Limit == 0 || i < opts.Limit {
+			lc.shown++
+		}
+	}
+	for _, f := range all {
+		if !f.Synthetic {
+			lc.real++
+		}
+	}
+	if opts.Kind != "" && lc.defects+lc.advisories == 0 {
+		for _, f := range all {
+			if !f.Synthetic && !slices.Contains(run.OtherKinds, f.Kind) {
+				run.OtherKinds = append(run.OtherKinds, f.Kind)
+			}
+		}
+	}
+
+	run.Verdict = gate(&run, opts)
+	run.HeadlineKind, run.Headline = headline(&run, opts, lc)
+	return run
+}
+
+// gate is the per-run half of the exit-code mapping: whether the run fails
+// the gate level, and otherwise whether it is measured at all. A proven
+// defect outranks missing coverage, because it is the more actionable news
+// and because a run can carry both.
+func gate(run *Run, opts Options) Verdict {
+	level := opts.failOn()
+	fail := run.Defects > 0 || run.Recorded.EvidenceMissing
+	if (level == FailOnAdvisory || level == FailOnDrift) && run.Advisories > 0 {
+		fail = true
+	}
+	if level == FailOnDrift && run.Drift > 0 {
+		fail = true
+	}
+	if fail {
+		return VerdictDefects
+	}
+	// A check that demonstrably never ran makes every green about it
+	// decoration, whatever the other side says.
+	if run.CheckerDead != "" {
+		return VerdictUnmeasured
+	}
+	// With a replay, either side's evidence that the checks ran measures
+	// the run: retro-checking a recording that carries no ledger is the
+	// point of replaying it.
+	if run.Recorded.Unmeasured && (run.Replayed == nil || run.Replayed.Unmeasured) {
+		return VerdictUnmeasured
+	}
+	return VerdictGreen
+}
+
+// buildSide derives counts, coverage and the ledger rows from one source of
+// evidence.
+func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Side {
+	if ev == nil {
+		ev = &replay.Evidence{}
+	}
+	s := Side{IntegrityEvents: ev.IntegrityEvents}
+	defects, advisories := map[string]bool{}, map[string]bool{}
+	for _, f := range ev.Findings {
+		switch {
+		case f.Synthetic:
+			s.Synthetic++
+		case f.Advisory:
+			s.AdvisoryEvents++
+			advisories[f.Identity()] = true
+		default:
+			s.DefectEvents++
+			defects[f.Identity()] = true
+		}
+	}
+	s.Defects, s.Advisories = len(defects), len(advisories)
+
+	if d := ev.Disposition; d != nil {
+		s.HasDisposition = true
+		s.Dispositions = max(1, ev.IntegrityEvents-len(ev.Findings))
+		s.Posture, s.WorkExisted, s.RowsMalformed = d.Posture, d.WorkExisted, d.RowsMalformed
+		if d.Rows != nil {
+			s.Rows = make([]Row, 0, len(d.Rows))
+			for _, cr := range d.Rows {
+				row := buildRow(cr, d.WorkExisted)
+				s.RowFindings += cr.Findings
+				s.Checked += cr.Checked
+				s.NotApplicable += cr.NotApplicable
+				s.Unreachable += cr.Unreachable
+				switch row.State {
+				case RowChecked:
+					s.Checking++
+				case RowNeverRan:
+					s.NeverRan = append(s.NeverRan, row.Key())
+					s.Silent = append(s.Silent, row.Key())
+				default:
+					s.Silent = append(s.Silent, row.Key())
+				}
+				s.Rows = append(s.Rows, row)
+			}
+		}
+	}
+
+	switch {
+	case events == 0:
+		s.Coverage = CoverageNoTail
+	case len(ev.Findings) == 0 && ev.Disposition == nil:
+		s.Coverage = CoverageNoIntegrityEvents
+	case ev.Disposition == nil:
+		s.Coverage = CoverageNoDisposition
+	case len(s.Rows) == 0:
+		s.Coverage = CoverageNoCheckRegistered
+	case s.Checking == 0:
+		s.Coverage = CoverageNothingChecked
+	case s.Checking < len(s.Rows):
+		s.Coverage = CoveragePartial
+	default:
+		s.Coverage = CoverageFull
+	}
+	// Only a recording can lose findings its own ledger counted; a replay
+	// files every finding it counts.
+	s.EvidenceMissing = recorded && s.RowFindings > 0 && s.DefectEvents+s.AdvisoryEvents == 0
+	s.Reconcile = s.DefectEvents > 0 && s.RowFindings > int64(s.DefectEvents)
+	s.Unmeasured = s.Coverage.Unmeasured() || len(s.NeverRan) > 0
+	s.Ledger = ledgerSentence(label, &s)
+	return s
+}
+
+// buildRow classifies a ledger row and words its facts.
+func buildRow(cr checks.Row, workExisted bool) Row {
+	row := Row{Row: cr}
+	switch {
+	case cr.Checked > 0:
+		row.State = RowChecked
+	case cr.NotApplicable <= 0 && cr.Unreachable <= 0:
+		row.State = RowNeverRan
+	default:
+		row.State = RowSilent
+	}
+	if cr.LastFiredAt != nil {
+		row.LastFired, _ = isoMillis(*cr.LastFiredAt)
+	}
+	row.Parts = rowParts(row, workExisted)
+	return row
+}
+
+// collectFindings lists a run's findings in display order: the recorded
+// real findings in filing order (each marked with its reconciliation when a
+// replay exists), then findings only the replay filed, then synthetic
+// canaries, which are shown but never counted.
+func collectFindings(recorded, replayed *replay.Evidence) []Finding {
+	var out, synthetic []Finding
+	byID := map[string]replay.Match{}
+	var replayedOnly []replay.Match
+	if replayed != nil {
+		for _, m := range replay.Reconcile(recorded, replayed) {
+			if m.Source == replay.SourceReplayed {
+				replayedOnly = append(replayedOnly, m)
+				continue
+			}
+			byID[m.Finding.Identity()] = m
+		}
+	}
+	if recorded != nil {
+		for _, f := range recorded.Findings {
+			lf := Finding{Finding: f, Identity: f.Identity(), Source: replay.SourceRecorded}
+			if f.Synthetic {
+				synthetic = append(synthetic, lf)
+				continue
+			}
+			if m, ok := byID[lf.Identity]; ok {
+				lf.Source, lf.Why, lf.Drift = m.Source, m.Why, m.Drift
+			}
+			out = append(out, lf)
+		}
+	}
+	for _, m := range replayedOnly {
+		out = append(out, Finding{Finding: m.Finding, Identity: m.Finding.Identity(), Source: m.Source, Why: m.Why, Drift: m.Drift})
+	}
+	return append(out, synthetic...)
+}
+
+// linkRuns finds runs split across inputs and groups runs by session into
+// conversations, turns in report order.
+func linkRuns(r *Report) {
+	inputsOf := map[string][]string{}
+	for _, run := range r.Runs {
+		if !slices.Contains(inputsOf[run.RunID], run.Input) {
+			inputsOf[run.RunID] = append(inputsOf[run.RunID], run.Input)
+		}
+	}
+	bySession := map[string]int{}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		for _, in := range inputsOf[run.RunID] {
+			if in != run.Input {
+				run.AlsoIn = append(run.AlsoIn, in)
+			}
+		}
+		if run.SessionID == "" {
+			continue
+		}
+		ci, ok := bySession[run.SessionID]
+		if !ok {
+			ci = len(r.Conversations)
+			bySession[run.SessionID] = ci
+			r.Conversations = append(r.Conversations, Conversation{SessionID: run.SessionID})
+		}
+		r.Conversations[ci].RunIDs = append(r.Conversations[ci].RunIDs, run.RunID)
+		run.Turn = len(r.Conversations[ci].RunIDs)
+	}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.SessionID != "" {
+			run.Turns = len(r.Conversations[bySession[run.SessionID]].RunIDs)
+		}
+	}
+}
+
+func rowKey(check, seam string) string {
+	if check == "" {
+		check = "?"
+	}
+	if seam == "" {
+		seam = "?"
+	}
+	return check + " @" + seam
+}

@@ -1,0 +1,225 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
+)
+
+// stateRun builds a run in a given evidence state, straight from events, so
+// the exit-code table reads as states rather than fixtures.
+func stateRun(t *testing.T, state string) RunResult {
+	t.Helper()
+	ev := func(typ, payload string) recording.Event {
+		return recording.Event{Type: typ, Payload: json.RawMessage(payload), Meta: recording.Meta{RunID: "run-1", RuntimeStageID: "s#1"}}
+	}
+	start := ev(recording.TypeRunConfigured, `{}`)
+	defect := ev(recording.TypeContextError, `{"kind":"invariant-violation","seam":"wire","subjects":[{"kind":"tool","id":"ghost"}],"witnesses":[],"message":"m"}`)
+	advisory := ev(recording.TypeContextError, `{"kind":"unsupported-claim","seam":"claim","predicate":"scope","advisory":true,"subjects":[{"kind":"entity","id":"e"}],"witnesses":[],"message":"m"}`)
+	canary := ev(recording.TypeContextError, `{"kind":"invariant-violation","seam":"wire","synthetic":true,"subjects":[],"witnesses":[],"message":"m"}`)
+	ledger := func(rows string) recording.Event {
+		return ev(recording.TypeDisposition, `{"posture":"observe","workExisted":true,"rows":`+rows+`}`)
+	}
+	const (
+		full          = `[{"check":"invariant-violation","seam":"wire","checked":2},{"check":"dangling-reference","seam":"compose","checked":1}]`
+		partial       = `[{"check":"invariant-violation","seam":"wire","checked":2},{"check":"dangling-reference","seam":"compose","notApplicable":1}]`
+		neverRan      = `[{"check":"invariant-violation","seam":"wire","checked":2},{"check":"dangling-reference","seam":"compose"}]`
+		nothing       = `[{"check":"invariant-violation","seam":"wire","unreachable":3}]`
+		fired         = `[{"check":"invariant-violation","seam":"wire","checked":2,"findings":2}]`
+		claimAdvisory = `[{"check":"invariant-violation","seam":"wire","checked":2},{"check":"unsupported-claim","seam":"claim","checked":1}]`
+	)
+	var events []recording.Event
+	switch state {
+	case "no-tail":
+	case "no-integrity-events":
+		events = []recording.Event{start}
+	case "no-disposition":
+		events = []recording.Event{start, canary}
+	case "no-disposition-with-defect":
+		events = []recording.Event{start, defect}
+	case "no-check-registered":
+		events = []recording.Event{start, ledger(`[]`)}
+	case "nothing-checked":
+		events = []recording.Event{start, ledger(nothing)}
+	case "never-ran":
+		events = []recording.Event{start, ledger(neverRan)}
+	case "partial":
+		events = []recording.Event{start, ledger(partial)}
+	case "full":
+		events = []recording.Event{start, ledger(full)}
+	case "defect":
+		events = []recording.Event{start, defect, ledger(fired)}
+	case "advisory":
+		events = []recording.Event{start, advisory, ledger(claimAdvisory)}
+	case "synthetic-only":
+		events = []recording.Event{start, canary, ledger(full)}
+	case "evidence-missing":
+		events = []recording.Event{start, ledger(fired)}
+	default:
+		t.Fatalf("unknown state %q", state)
+	}
+	return RunResult{Input: state + ".jsonl", RunID: "run-" + state, Events: len(events), Recorded: replay.Recorded(events)}
+}
+
+func TestExitCodeTable(t *testing.T) {
+	type want struct{ defect, advisory, drift, allow int }
+	tests := []struct {
+		state    string
+		coverage Coverage
+		verdict  Verdict
+		want     want
+	}{
+		{"no-tail", CoverageNoTail, VerdictUnmeasured, want{3, 3, 3, 0}},
+		{"no-integrity-events", CoverageNoIntegrityEvents, VerdictUnmeasured, want{3, 3, 3, 0}},
+		{"no-disposition", CoverageNoDisposition, VerdictUnmeasured, want{3, 3, 3, 0}},
+		{"no-disposition-with-defect", CoverageNoDisposition, VerdictDefects, want{1, 1, 1, 1}},
+		{"no-check-registered", CoverageNoCheckRegistered, VerdictUnmeasured, want{3, 3, 3, 0}},
+		{"nothing-checked", CoverageNothingChecked, VerdictUnmeasured, want{3, 3, 3, 0}},
+		{"never-ran", CoveragePartial, VerdictUnmeasured, want{3, 3, 3, 0}},
+		{"partial", CoveragePartial, VerdictGreen, want{0, 0, 0, 0}},
+		{"full", CoverageFull, VerdictGreen, want{0, 0, 0, 0}},
+		{"defect", CoverageFull, VerdictDefects, want{1, 1, 1, 1}},
+		{"advisory", CoverageFull, VerdictGreen, want{0, 1, 1, 0}},
+		{"synthetic-only", CoverageFull, VerdictGreen, want{0, 0, 0, 0}},
+		{"evidence-missing", CoverageFull, VerdictDefects, want{1, 1, 1, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.state, func(t *testing.T) {
+			run := stateRun(t, tt.state)
+			in := []InputResult{{Stats: &recording.Stats{Path: run.Input, Format: recording.FormatNDJSON}, Runs: []RunResult{run}}}
+			for i, c := range []struct {
+				opts Options
+				want int
+			}{
+				{Options{}, tt.want.defect},
+				{Options{FailOn: FailOnDefect}, tt.want.defect},
+				{Options{FailOn: FailOnAdvisory}, tt.want.advisory},
+				{Options{FailOn: FailOnDrift}, tt.want.drift},
+				{Options{AllowUnmeasured: true}, tt.want.allow},
+				// A filter changes what is shown, never the code.
+				{Options{Kind: checks.KindDanglingReference, Limit: 1}, tt.want.defect},
+			} {
+				r := Build(in, testOptions(c.opts))
+				if got := r.ExitCode(); got != c.want {
+					t.Errorf("%+v: ExitCode() = %d, want %d", c.opts, got, c.want)
+				}
+				if i == 0 {
+					if got := r.Runs[0].Recorded.Coverage; got != tt.coverage {
+						t.Errorf("coverage = %s, want %s", got, tt.coverage)
+					}
+					if got := r.Runs[0].Verdict; got != tt.verdict {
+						t.Errorf("verdict = %s, want %s", got, tt.verdict)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestExitCodeInputsAndPrecedence(t *testing.T) {
+	readable := func(runs ...RunResult) InputResult {
+		return InputResult{Stats: &recording.Stats{Path: "in.jsonl", Format: recording.FormatNDJSON}, Runs: runs}
+	}
+	unreadable := InputResult{Path: "bad.jsonl", Err: errors.New("zstd: corrupt input")}
+	tests := []struct {
+		name   string
+		inputs []InputResult
+		opts   Options
+		want   int
+	}{
+		{"no input at all", nil, Options{}, ExitUnmeasured},
+		{"no input at all, allowed", nil, Options{AllowUnmeasured: true}, ExitGreen},
+		{"input with zero runs", []InputResult{readable()}, Options{}, ExitUnmeasured},
+		{"input with zero runs, allowed", []InputResult{readable()}, Options{AllowUnmeasured: true}, ExitGreen},
+		{"unreadable", []InputResult{unreadable}, Options{}, ExitUnreadable},
+		{"unreadable beats defects", []InputResult{readable(stateRun(t, "defect")), unreadable}, Options{}, ExitUnreadable},
+		{"unreadable is not allowed away", []InputResult{unreadable}, Options{AllowUnmeasured: true}, ExitUnreadable},
+		{"defects beat unmeasured", []InputResult{readable(stateRun(t, "nothing-checked"), stateRun(t, "defect"))}, Options{}, ExitDefects},
+		{"defects beat unmeasured across inputs", []InputResult{readable(stateRun(t, "defect")), readable()}, Options{}, ExitDefects},
+		{"unmeasured beats green", []InputResult{readable(stateRun(t, "full"), stateRun(t, "no-check-registered"))}, Options{}, ExitUnmeasured},
+		{"unmeasured allowed", []InputResult{readable(stateRun(t, "full"), stateRun(t, "no-check-registered"))}, Options{AllowUnmeasured: true}, ExitGreen},
+		{"all green", []InputResult{readable(stateRun(t, "full"), stateRun(t, "partial"))}, Options{}, ExitGreen},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Build(tt.inputs, testOptions(tt.opts)).ExitCode(); got != tt.want {
+				t.Errorf("ExitCode() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExitCodeWithReplay: a replay that measured the run makes an
+// unrecorded ledger measured; drift fails only at the drift level.
+func TestExitCodeWithReplay(t *testing.T) {
+	run := stateRun(t, "no-integrity-events")
+	run.Replayed = &replay.Evidence{Disposition: &replay.Disposition{Posture: "observe", WorkExisted: true,
+		Rows: []checks.Row{{Check: checks.KindInvariantViolation, Seam: checks.SeamWire, Checked: 3}}}}
+	in := []InputResult{{Stats: &recording.Stats{Path: "r.jsonl"}, Runs: []RunResult{run}}}
+	if got := Build(in, testOptions(Options{})).ExitCode(); got != ExitGreen {
+		t.Errorf("measured by the replay: ExitCode() = %d, want 0", got)
+	}
+
+	drifted := stateRun(t, "advisory")
+	recorded := drifted.Recorded.Findings[0]
+	drifted.Replayed = &replay.Evidence{Disposition: &replay.Disposition{Posture: "observe", WorkExisted: true,
+		Rows: []checks.Row{{Check: checks.KindUnsupportedClaim, Seam: checks.SeamClaim, Checked: 1}}}}
+	in = []InputResult{{Stats: &recording.Stats{Path: "r.jsonl"}, Runs: []RunResult{drifted}}}
+	for _, c := range []struct {
+		failOn string
+		want   int
+	}{{FailOnDefect, ExitGreen}, {FailOnDrift, ExitDefects}} {
+		r := Build(in, testOptions(Options{FailOn: c.failOn}))
+		if r.Runs[0].Drift != 1 {
+			t.Fatalf("drift = %d, want 1 (%s recorded only: %q)", r.Runs[0].Drift, recorded.Identity(), r.Runs[0].Findings[0].Why)
+		}
+		if got := r.ExitCode(); got != c.want {
+			t.Errorf("fail on %s: ExitCode() = %d, want %d", c.failOn, got, c.want)
+		}
+	}
+}
+
+func TestValidateOptions(t *testing.T) {
+	tests := []struct {
+		opts    Options
+		wantErr string
+	}{
+		{Options{}, ""},
+		{Options{Kind: checks.KindDanglingReference, FailOn: FailOnDrift, Limit: 3}, ""},
+		{Options{Kind: checks.KindDuplicateExecution}, "no check in this build can file it"},
+		{Options{Kind: checks.KindUnsupportedArgument}, "silence about it is not evidence"},
+		{Options{Kind: "not-a-kind"}, "Kinds this build can file: invariant-violation, dangling-reference, unsupported-claim."},
+		{Options{Kind: "\x1b[2J"}, `kind '\x1b[2J'`},
+		{Options{FailOn: "warning"}, "not a gate level"},
+		{Options{Limit: -1}, "negative"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%+v", tt.opts), func(t *testing.T) {
+			err := ValidateOptions(testOptions(tt.opts))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			var ue *UsageError
+			if !errors.As(err, &ue) || !strings.Contains(ue.Msg, tt.wantErr) {
+				t.Fatalf("error %v, want a UsageError containing %q", err, tt.wantErr)
+			}
+		})
+	}
+	if _, err := RendererFor("sarif", TextOptions{}); err == nil {
+		t.Errorf("RendererFor(sarif) should be a usage error until a SARIF renderer exists")
+	}
+	for _, f := range Formats() {
+		if _, err := RendererFor(f, TextOptions{}); err != nil {
+			t.Errorf("RendererFor(%s): %v", f, err)
+		}
+	}
+}

@@ -1,0 +1,340 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// The JSON report is documented field by field in docs/json-schema.md; keep
+// the two in step. Field order is fixed by these structs, map keys are
+// sorted by encoding/json, and absent facts are null rather than missing so
+// that every key is always present.
+
+type jsonReport struct {
+	SchemaVersion int                `json:"schemaVersion"`
+	Inputs        []jsonInput        `json:"inputs"`
+	Runs          []jsonRun          `json:"runs"`
+	Conversations []jsonConversation `json:"conversations"`
+	Options       jsonOptions        `json:"options"`
+	Bound         string             `json:"bound"`
+	ExitCode      int                `json:"exitCode"`
+}
+
+type jsonOptions struct {
+	Kind            *string `json:"kind"`
+	Limit           int     `json:"limit"`
+	FailOn          string  `json:"failOn"`
+	AllowUnmeasured bool    `json:"allowUnmeasured"`
+}
+
+type jsonInput struct {
+	Path          string              `json:"path"`
+	Format        string              `json:"format"`
+	Compression   string              `json:"compression"`
+	Lines         int64               `json:"lines"`
+	Events        int64               `json:"events"`
+	Malformed     int64               `json:"malformed"`
+	UnknownTypes  map[string]int64    `json:"unknownTypes"`
+	TruncatedTail bool                `json:"truncatedTail"`
+	DroppedEvents *int64              `json:"droppedEvents"`
+	Complete      *bool               `json:"complete"`
+	Problems      []recording.Problem `json:"problems"`
+	Coverage      Coverage            `json:"coverage,omitempty"`
+	Blank         int64               `json:"blank"`
+	WrongTypes    map[string]int64    `json:"wrongTypes"`
+	NoEventsKey   bool                `json:"noEventsKey"`
+	RunCount      int                 `json:"runCount"`
+	HeadMissing   []string            `json:"headMissingRuns"`
+	Error         *string             `json:"error"`
+	Notes         []string            `json:"notes"`
+}
+
+type jsonRun struct {
+	Input       string        `json:"input"`
+	RunID       string        `json:"runId"`
+	SessionID   *string       `json:"sessionId"`
+	Events      int           `json:"events"`
+	HeadMissing bool          `json:"headMissing"`
+	Recorded    jsonSide      `json:"recorded"`
+	Replayed    *jsonSide     `json:"replayed,omitempty"`
+	Findings    []jsonFinding `json:"findings"`
+	Verdict     Verdict       `json:"verdict"`
+	FirstLine   int64         `json:"firstLine"`
+	Turn        *int          `json:"turn"`
+	Turns       *int          `json:"turns"`
+	AlsoIn      []string      `json:"alsoIn"`
+	Defects     int           `json:"defects"`
+	Advisories  int           `json:"advisories"`
+	Drift       *int          `json:"drift,omitempty"`
+	Matching    int           `json:"matching"`
+	Omitted     int           `json:"omitted"`
+	Headline    string        `json:"headline"`
+	Notes       []string      `json:"notes"`
+	CheckerDead *string       `json:"checkerDead"`
+}
+
+type jsonSide struct {
+	Coverage          Coverage  `json:"coverage"`
+	Defects           int       `json:"defects"`
+	Advisories        int       `json:"advisories"`
+	Synthetic         int       `json:"synthetic"`
+	EvidenceMissing   bool      `json:"evidenceMissing"`
+	Posture           *string   `json:"posture"`
+	WorkExisted       *bool     `json:"workExisted"`
+	Rows              []jsonRow `json:"rows"`
+	IntegrityEvents   int       `json:"integrityEvents"`
+	Dispositions      int       `json:"dispositions"`
+	RowsMalformed     bool      `json:"rowsMalformed"`
+	RowFindings       int64     `json:"rowFindings"`
+	CheckedEncounters int64     `json:"checkedEncounters"`
+	Registered        int       `json:"registered"`
+	Checking          int       `json:"checking"`
+	SilentChecks      []string  `json:"silentChecks"`
+	NeverRanChecks    []string  `json:"neverRanChecks"`
+	Reconciliation    bool      `json:"reconciliation"`
+	Unmeasured        bool      `json:"unmeasured"`
+	Ledger            string    `json:"ledger"`
+}
+
+type jsonRow struct {
+	Check         string   `json:"check"`
+	Seam          string   `json:"seam"`
+	Checked       int64    `json:"checked"`
+	Findings      int64    `json:"findings"`
+	NotApplicable int64    `json:"notApplicable"`
+	Unreachable   int64    `json:"unreachable"`
+	Synthetic     int64    `json:"synthetic"`
+	LastFiredAt   *float64 `json:"lastFiredAt"`
+	LastFired     *string  `json:"lastFired"`
+	State         RowState `json:"state"`
+}
+
+type jsonFinding struct {
+	Kind              string        `json:"kind"`
+	Seam              string        `json:"seam"`
+	Subjects          []jsonSubject `json:"subjects"`
+	Predicate         *string       `json:"predicate"`
+	Advisory          bool          `json:"advisory"`
+	Synthetic         bool          `json:"synthetic"`
+	Iteration         *int64        `json:"iteration"`
+	FiledAt           *string       `json:"filedAt"`
+	Message           string        `json:"message"`
+	Identity          string        `json:"identity"`
+	Source            string        `json:"source"`
+	Why               *string       `json:"why,omitempty"`
+	Epoch             *int64        `json:"epoch"`
+	Line              *int64        `json:"line"`
+	Witnesses         int           `json:"witnesses"`
+	WitnessesRecorded bool          `json:"witnessesRecorded"`
+	StampedWitnesses  int           `json:"stampedWitnesses"`
+}
+
+type jsonSubject struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
+
+type jsonConversation struct {
+	SessionID string   `json:"sessionId"`
+	Runs      []string `json:"runs"`
+}
+
+// RenderJSON writes the report as versioned JSON: deterministic bytes,
+// two-space indent, no HTML escaping (strings stay as recorded), and a
+// final newline.
+func RenderJSON(w io.Writer, r *Report) error {
+	out := jsonReport{
+		SchemaVersion: r.SchemaVersion,
+		Inputs:        []jsonInput{},
+		Runs:          []jsonRun{},
+		Conversations: []jsonConversation{},
+		Options: jsonOptions{
+			Kind:            nullString(r.Options.Kind),
+			Limit:           r.Options.Limit,
+			FailOn:          r.Options.failOn(),
+			AllowUnmeasured: r.Options.AllowUnmeasured,
+		},
+		Bound:    Bound,
+		ExitCode: r.ExitCode(),
+	}
+	for _, in := range r.Inputs {
+		out.Inputs = append(out.Inputs, jsonInputOf(in))
+	}
+	for _, run := range r.Runs {
+		out.Runs = append(out.Runs, jsonRunOf(run))
+	}
+	for _, c := range r.Conversations {
+		out.Conversations = append(out.Conversations, jsonConversation{SessionID: c.SessionID, Runs: nonNil(c.RunIDs)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func jsonInputOf(in Input) jsonInput {
+	return jsonInput{
+		Path:          in.Path,
+		Format:        in.Format,
+		Compression:   in.Compression,
+		Lines:         in.Lines,
+		Events:        in.Events,
+		Malformed:     in.Malformed,
+		UnknownTypes:  nonNilMap(in.UnknownTypes),
+		TruncatedTail: in.TruncatedTail,
+		DroppedEvents: in.DroppedEvents,
+		Complete:      in.Complete,
+		Problems:      nonNil(in.Problems),
+		Coverage:      in.Coverage,
+		Blank:         in.Blank,
+		WrongTypes:    nonNilMap(in.WrongTypes),
+		NoEventsKey:   in.NoEventsKey,
+		RunCount:      in.RunCount,
+		HeadMissing:   nonNil(in.HeadMissing),
+		Error:         nullString(in.Error),
+		Notes:         nonNil(in.Notes),
+	}
+}
+
+func jsonRunOf(run Run) jsonRun {
+	jr := jsonRun{
+		Input:       run.Input,
+		RunID:       run.RunID,
+		SessionID:   nullString(run.SessionID),
+		Events:      run.Events,
+		HeadMissing: run.HeadMissing,
+		Recorded:    jsonSideOf(run.Recorded),
+		Findings:    []jsonFinding{},
+		Verdict:     run.Verdict,
+		FirstLine:   run.FirstLine,
+		AlsoIn:      nonNil(run.AlsoIn),
+		Defects:     run.Defects,
+		Advisories:  run.Advisories,
+		Matching:    run.Matching,
+		Omitted:     run.Omitted,
+		Headline:    run.Headline,
+		Notes:       nonNil(run.Notes),
+		CheckerDead: nullString(run.CheckerDead),
+	}
+	if run.Turns > 0 {
+		turn, turns := run.Turn, run.Turns
+		jr.Turn, jr.Turns = &turn, &turns
+	}
+	if run.Replayed != nil {
+		side := jsonSideOf(*run.Replayed)
+		jr.Replayed = &side
+		drift := run.Drift
+		jr.Drift = &drift
+	}
+	for _, f := range run.Findings {
+		jf := jsonFinding{
+			Kind:              f.Kind,
+			Seam:              f.Seam,
+			Subjects:          []jsonSubject{},
+			Predicate:         nullString(f.Predicate),
+			Advisory:          f.Advisory,
+			Synthetic:         f.Synthetic,
+			Iteration:         f.Iteration,
+			FiledAt:           nullString(f.FiledAt),
+			Message:           f.Message,
+			Identity:          f.Identity,
+			Source:            f.Source,
+			Epoch:             f.Epoch,
+			Witnesses:         len(f.Witnesses),
+			WitnessesRecorded: f.WitnessesRecorded,
+			StampedWitnesses:  stampedWitnesses(f),
+		}
+		if f.Line > 0 {
+			line := f.Line
+			jf.Line = &line
+		}
+		if run.Replayed != nil {
+			why := f.Why
+			jf.Why = &why
+		}
+		for _, s := range f.Subjects {
+			jf.Subjects = append(jf.Subjects, jsonSubject{Kind: s.Kind, ID: s.ID})
+		}
+		jr.Findings = append(jr.Findings, jf)
+	}
+	return jr
+}
+
+func jsonSideOf(s Side) jsonSide {
+	js := jsonSide{
+		Coverage:          s.Coverage,
+		Defects:           s.Defects,
+		Advisories:        s.Advisories,
+		Synthetic:         s.Synthetic,
+		EvidenceMissing:   s.EvidenceMissing,
+		IntegrityEvents:   s.IntegrityEvents,
+		Dispositions:      s.Dispositions,
+		RowsMalformed:     s.RowsMalformed,
+		RowFindings:       s.RowFindings,
+		CheckedEncounters: s.Checked,
+		Registered:        len(s.Rows),
+		Checking:          s.Checking,
+		SilentChecks:      nonNil(s.Silent),
+		NeverRanChecks:    nonNil(s.NeverRan),
+		Reconciliation:    s.Reconcile,
+		Unmeasured:        s.Unmeasured,
+		Ledger:            s.Ledger,
+	}
+	if s.HasDisposition {
+		posture, work := s.Posture, s.WorkExisted
+		js.Posture, js.WorkExisted = &posture, &work
+	}
+	if s.Rows != nil {
+		js.Rows = make([]jsonRow, 0, len(s.Rows))
+		for _, row := range s.Rows {
+			js.Rows = append(js.Rows, jsonRow{
+				Check:         row.Check,
+				Seam:          row.Seam,
+				Checked:       row.Checked,
+				Findings:      row.Findings,
+				NotApplicable: row.NotApplicable,
+				Unreachable:   row.Unreachable,
+				Synthetic:     row.Synthetic,
+				LastFiredAt:   row.LastFiredAt,
+				LastFired:     nullString(row.LastFired),
+				State:         row.State,
+			})
+		}
+	}
+	return js
+}
+
+// stampedWitnesses counts witnesses that name the step that asserted them;
+// 9.62.0 checks never stamp one, so this is 0 on real runs.
+func stampedWitnesses(f Finding) int {
+	n := 0
+	for _, w := range f.Witnesses {
+		if w.RuntimeStageID != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return map[string]int64{}
+	}
+	return m
+}

@@ -1,0 +1,308 @@
+package report
+
+import (
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
+)
+
+// SchemaVersion is the version of the JSON report; it changes only when a
+// field is renamed, removed or changes meaning (adding fields does not).
+const SchemaVersion = 1
+
+// Coverage is what a run's evidence proves about which checks ran. Every
+// value but CoverageFull and CoveragePartial is an absence, and each absence
+// is a different fact with its own sentence; none of them reads as health.
+type Coverage string
+
+// Coverage states, from the least evidence to the most.
+const (
+	// CoverageNoTail: no events at all (an input with no run, a recording
+	// saved without its event tail).
+	CoverageNoTail Coverage = "no-tail"
+	// CoverageNoIntegrityEvents: events, but neither a finding nor a ledger.
+	CoverageNoIntegrityEvents Coverage = "no-integrity-events"
+	// CoverageNoDisposition: findings, but no ledger saying which checks ran.
+	CoverageNoDisposition Coverage = "no-disposition"
+	// CoverageNoCheckRegistered: a ledger whose rows are empty, absent or
+	// not a list.
+	CoverageNoCheckRegistered Coverage = "no-check-registered"
+	// CoverageNothingChecked: rows, but no check reached a checked
+	// encounter.
+	CoverageNothingChecked Coverage = "nothing-checked"
+	// CoveragePartial: some registered checks checked something, some did
+	// not (they are named).
+	CoveragePartial Coverage = "partial"
+	// CoverageFull: every registered check checked something.
+	CoverageFull Coverage = "full"
+)
+
+// Unmeasured reports whether the state proves nothing about the run's
+// checks having run.
+func (c Coverage) Unmeasured() bool {
+	switch c {
+	case CoveragePartial, CoverageFull:
+		return false
+	}
+	return true
+}
+
+// Verdict is a run's outcome under the report's gate.
+type Verdict string
+
+// Verdicts.
+const (
+	// VerdictGreen is bounded: no registered check was violated, which is
+	// not the same as "no context error exists".
+	VerdictGreen Verdict = "green"
+	// VerdictDefects: a defect at or above the gate level, or evidence
+	// missing.
+	VerdictDefects Verdict = "defects"
+	// VerdictUnmeasured: nothing proves the checks ran. The verdict stays
+	// unmeasured under AllowUnmeasured; only the exit code changes.
+	VerdictUnmeasured Verdict = "unmeasured"
+)
+
+// RowState classifies one ledger row.
+type RowState string
+
+// Row states.
+const (
+	// RowChecked: the check judged at least one encounter.
+	RowChecked RowState = "checked"
+	// RowSilent: checked nothing, but met encounters it could not judge
+	// (not-applicable or unreachable). Silent, not clean.
+	RowSilent RowState = "silent"
+	// RowNeverRan: registered, and no encounter of any kind.
+	RowNeverRan RowState = "never-ran"
+)
+
+// HeadlineKind names which case a run's headline words.
+type HeadlineKind string
+
+// Headline kinds, in the order they are tried.
+const (
+	// HeadlineFindings: findings to list.
+	HeadlineFindings HeadlineKind = "findings"
+	// HeadlineEvidenceMissing: the ledger counts findings the events lack.
+	HeadlineEvidenceMissing HeadlineKind = "evidence-missing"
+	// HeadlineFiltered: the kind filter hid every finding of the run.
+	HeadlineFiltered HeadlineKind = "filtered"
+	// HeadlineAbsence: nothing to list; the coverage state speaks.
+	HeadlineAbsence HeadlineKind = "absence"
+)
+
+// Report is the one model every renderer reads. Build fills it; renderers
+// never re-derive a judgement, they only word it.
+type Report struct {
+	SchemaVersion int
+	Options       Options
+	Inputs        []Input
+	// Runs are in input order, then in the order each run first appears.
+	Runs []Run
+	// Conversations group the runs that share a session id.
+	Conversations []Conversation
+}
+
+// Input is one input's loss accounting: what was read, what was skipped and
+// what the producer says it lost.
+type Input struct {
+	Path        string
+	Format      string
+	Compression string
+	Lines       int64
+	Events      int64
+	Blank       int64
+	Malformed   int64
+	// UnknownTypes counts events of types this build does not read, by
+	// type; never nil.
+	UnknownTypes map[string]int64
+	// WrongTypes counts event fields of the wrong JSON type, by field;
+	// never nil.
+	WrongTypes    map[string]int64
+	TruncatedTail bool
+	// DroppedEvents and Complete are the producer's own statements; nil
+	// when the format carries none.
+	DroppedEvents *int64
+	Complete      *bool
+	// NoEventsKey is true when a recording document has no events key at
+	// all.
+	NoEventsKey bool
+	// Problems are the first problems the reader located, by line; never
+	// nil.
+	Problems []recording.Problem
+	// Error is why the input could not be read; empty when it was.
+	Error string
+	// RunCount is the number of runs read from the input.
+	RunCount int
+	// HeadMissing lists the runs of this input whose head was lost.
+	HeadMissing []string
+	// Coverage is CoverageNoTail for a readable input with no run, and
+	// empty otherwise (runs carry their own coverage).
+	Coverage Coverage
+	// Notes are the loss-accounting sentences, in reading order.
+	Notes []string
+}
+
+// Run is one run's report: the recorded evidence (and, once a replay exists,
+// the replayed evidence), the listed findings, the verdict and the sentences
+// that state them.
+type Run struct {
+	Input       string
+	RunID       string
+	SessionID   string
+	Events      int
+	HeadMissing bool
+	FirstLine   int64
+	// LineNumbers is true when FirstLine is an input line (NDJSON); false
+	// when it is an event position.
+	LineNumbers bool
+	// Turn and Turns place the run in its conversation (1-based); both 0
+	// when the run names no session.
+	Turn, Turns int
+	// AlsoIn names other inputs carrying events of the same run id (a run
+	// split across files, for example by rotation).
+	AlsoIn []string
+
+	Recorded Side
+	// Replayed is nil until a replay produced evidence for the run.
+	Replayed *Side
+
+	// Defects and Advisories count distinct identities across both sides;
+	// Drift counts findings the two sides disagree on (0 without a replay).
+	Defects, Advisories, Drift int
+
+	// Findings are the listed findings: real ones in filing order (replayed-
+	// only ones after the recorded ones), then synthetic canaries, filtered
+	// by Options.Kind and capped by Options.Limit.
+	Findings []Finding
+	// Matching counts the findings that passed the kind filter, before the
+	// limit; Omitted = Matching - len(Findings).
+	Matching, Omitted int
+	// OtherKinds lists, in filing order, the kinds of the real findings a
+	// kind filter hid, when it hid every one of them.
+	OtherKinds []string
+
+	Verdict Verdict
+	// Headline is the one sentence that states the run's outcome, and
+	// HeadlineKind which case it words.
+	Headline     string
+	HeadlineKind HeadlineKind
+	// Notes are further sentences (head missing, quarantine, reconciliation,
+	// several ledgers, …) in display order.
+	Notes []string
+	// CheckerDead carries RunResult.CheckerDead: the run is unmeasured.
+	CheckerDead string
+}
+
+// Side is one source of a run's integrity evidence, recorded or replayed,
+// with everything the report concludes from it.
+type Side struct {
+	Coverage Coverage
+	// Defects and Advisories count distinct identities among the real
+	// (non-synthetic) findings; DefectEvents and AdvisoryEvents count the
+	// finding events themselves. In a 9.62.0 run each identity is filed once
+	// per run, so the two agree; a damaged or foreign tail can differ.
+	Defects, Advisories           int
+	DefectEvents, AdvisoryEvents  int
+	Synthetic                     int
+	EvidenceMissing               bool
+	IntegrityEvents, Dispositions int
+	// HasDisposition is false when no ledger was recorded; Posture and
+	// WorkExisted are meaningful only when it is true.
+	HasDisposition bool
+	Posture        string
+	WorkExisted    bool
+	RowsMalformed  bool
+	// Rows is nil when the ledger carried no rows array; empty when it
+	// registered no check.
+	Rows []Row
+	// Sums over the rows.
+	RowFindings, Checked, NotApplicable, Unreachable int64
+	// Checking counts rows with checked > 0.
+	Checking int
+	// Silent names ("kind @seam") the rows that checked nothing; NeverRan
+	// the rows with no encounter at all (a subset of Silent).
+	Silent, NeverRan []string
+	// Reconcile is true when the rows count more failing encounters than
+	// the events carry defects: re-detections of one defect, or (with a
+	// missing head) lost findings.
+	Reconcile bool
+	// Unmeasured is true when this side proves nothing about the checks
+	// having run: an absence state, or a registered check that never ran.
+	Unmeasured bool
+	// Ledger is the sentence heading the rows (or standing for them).
+	Ledger string
+}
+
+// Row is one ledger row with its classification.
+type Row struct {
+	checks.Row
+	State RowState
+	// LastFired is LastFiredAt as UTC ISO-8601 with milliseconds; empty
+	// when the row never fired.
+	LastFired string
+	// Parts are the row's facts as short phrases, in display order.
+	Parts []string
+}
+
+// Key names the row as "kind @seam", with "?" for what was not recorded.
+func (r Row) Key() string { return rowKey(r.Check, r.Seam) }
+
+// Finding is one listed finding.
+type Finding struct {
+	checks.Finding
+	Identity string
+	// Source is replay.SourceRecorded, SourceReplayed or SourceBoth.
+	Source string
+	// Why explains a one-sided finding when replayed evidence exists.
+	Why string
+	// Drift is true when both sides could judge the finding and disagree.
+	Drift bool
+}
+
+// Conversation is the runs that share a session id: the turns of one
+// conversation, in report order.
+type Conversation struct {
+	SessionID string
+	RunIDs    []string
+}
+
+// InputResult is what the CLI read from one input.
+type InputResult struct {
+	Stats *recording.Stats
+	Runs  []RunResult
+	// Err is set when the input could not be read; the report still states
+	// it, other inputs are still reported, and the exit code is 2.
+	Err error
+	// Path names the input when Stats is nil.
+	Path string
+}
+
+// RunResult is one run's evidence as handed to Build.
+type RunResult struct {
+	Input, RunID, SessionID string
+	Events                  int
+	HeadMissing             bool
+	FirstLine               int64
+	Recorded                *replay.Evidence
+	// Replayed is nil until replay exists for the run.
+	Replayed *replay.Evidence
+	// CheckerDead is the dev-posture liveness failure of the replay (a
+	// registered check that noted nothing in a run that did work), empty
+	// when none.
+	CheckerDead string
+}
+
+// NewRunResult reads a loaded run's recorded evidence.
+func NewRunResult(run *recording.Run) RunResult {
+	return RunResult{
+		Input:       run.Input,
+		RunID:       run.ID,
+		SessionID:   run.SessionID,
+		Events:      len(run.Events),
+		HeadMissing: run.HeadMissing,
+		FirstLine:   run.FirstLine,
+		Recorded:    replay.Recorded(run.Events),
+	}
+}

@@ -1,0 +1,620 @@
+// Command bench measures fpcheck against the performance targets of
+// docs/performance.md and prints them side by side with reference tools:
+//
+//	(a) a ~83 MB recording JSON: node's JSON.parse vs fpcheck analyze --format json
+//	(b) a zstd-compressed NDJSON stream (1 GiB uncompressed by default):
+//	    zstd -dc vs fpcheck analyze
+//	(c) fpcheck's peak resident memory on that stream
+//	(d) eight recordings analysed with -j 1 vs -j 2, outputs compared byte for byte
+//
+// The inputs are generated into a temporary directory with internal/synth, so
+// nothing large is committed. Every measurement is the best of -runs runs.
+// The program reports and never gates: it exits 0 whether targets are met
+// or not (2 only for unusable flags). `make bench` runs it.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fpcheck/fpcheck/internal/synth"
+	"github.com/klauspost/compress/zstd"
+)
+
+type options struct {
+	fpcheck string
+	size    int64
+	runs    int
+	keep    bool
+	dir     string
+	node    string
+	zstd    string
+	jCalls  int
+}
+
+func main() {
+	var o options
+	size := "1GiB"
+	flag.StringVar(&o.fpcheck, "fpcheck", "bin/fpcheck", "the fpcheck binary to measure")
+	flag.StringVar(&size, "size", size, "uncompressed size of the NDJSON stream for (b) and (c), e.g. 1GiB, 256MiB, 64MB")
+	flag.IntVar(&o.runs, "runs", 3, "runs per measurement; the best is reported")
+	flag.BoolVar(&o.keep, "keep", false, "keep the generated inputs and outputs (their directory is printed)")
+	flag.StringVar(&o.dir, "dir", "", "directory for the temporary inputs (default: the system temp directory)")
+	flag.StringVar(&o.node, "node", "node", "the node binary for the JSON.parse baseline")
+	flag.StringVar(&o.zstd, "zstd", "zstd", "the zstd binary for the decompression baseline")
+	flag.IntVar(&o.jCalls, "j-calls", 100, "model calls per recording in the -j test")
+	genDir := flag.String("generate-into", "", "internal: generate the inputs into this directory, print their manifest and exit")
+	noop := flag.Bool("noop", false, "internal: exit at once (measures the peak-RSS floor)")
+	flag.Parse()
+	if *noop {
+		return
+	}
+	var err error
+	if o.size, err = parseSize(size); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -size: %v\n", err)
+		os.Exit(2)
+	}
+	if o.runs < 1 || o.jCalls < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -runs and -j-calls must be at least 1")
+		os.Exit(2)
+	}
+	if *genDir != "" {
+		in, err := generate(o, *genDir)
+		if err == nil {
+			err = json.NewEncoder(os.Stdout).Encode(in)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: generating inputs: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(o, os.Stdout); err != nil {
+		// a broken environment (no temp space) is reported, not gated on
+		fmt.Fprintf(os.Stdout, "bench: %v\n", err)
+	}
+}
+
+// parseSize reads 1GiB, 256MiB, 64MB, 512k or a plain byte count.
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToLower(s))
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"gb", 1e9}, {"mb", 1e6}, {"kb", 1e3},
+		{"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}, {"b", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 {
+		return 0, fmt.Errorf("%q is not a size (try 1GiB or 256MiB)", s)
+	}
+	return int64(f * float64(mult)), nil
+}
+
+// inputs are the generated files; the generating child process hands
+// them over as JSON.
+type inputs struct {
+	Recording    string
+	RecBytes     int64
+	Stream       string
+	StreamBytes  int64 // uncompressed
+	StreamZst    int64
+	StreamRuns   int
+	JFiles       []string
+	JBytes       int64
+	GenNDJSONMBs float64
+	GenRecMBs    float64
+}
+
+func run(o options, out io.Writer) error {
+	dir, err := os.MkdirTemp(o.dir, "fpcheck-bench-")
+	if err != nil {
+		return err
+	}
+	if !o.keep {
+		defer os.RemoveAll(dir)
+	}
+	fmt.Fprintf(out, "fpcheck bench · %s/%s · %d CPUs · load %s · best of %d run(s)\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAvg(), o.runs)
+	fmt.Fprintf(out, "fpcheck: %s\n", o.fpcheck)
+	fmt.Fprintf(out, "generating inputs in %s …\n", dir)
+	in, err := generateInChild(o, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  recording.json      %s (one run, 200 model calls)\n", mb(in.RecBytes))
+	fmt.Fprintf(out, "  stream.jsonl.zst    %s uncompressed, %s compressed (%d runs, interleaved in pairs)\n",
+		mb(in.StreamBytes), mb(in.StreamZst), in.StreamRuns)
+	fmt.Fprintf(out, "  jobs/rec-{1..%d}.json %s in all (%d model calls each)\n", len(in.JFiles), mb(in.JBytes), o.jCalls)
+	fmt.Fprintf(out, "  generator: NDJSON %.0f MB/s, recording JSON %.0f MB/s\n\n", in.GenNDJSONMBs, in.GenRecMBs)
+
+	floor := rssFloor()
+	rows := []row{
+		parseRow(o, in),
+	}
+	b, c := streamRows(o, in, floor)
+	rows = append(rows, b, c, jobsRow(o, in, dir))
+	printTable(out, rows)
+	fmt.Fprintln(out, "\nTimes are wall clock, best of the runs; cpu is that run's user+system time.")
+	fmt.Fprintln(out, "Wall times on a loaded machine overstate; compare cpu figures when the load is high.")
+	if o.keep {
+		fmt.Fprintf(out, "inputs kept in %s\n", dir)
+	}
+	return nil
+}
+
+// generateInChild generates the inputs in a child process. A child's peak
+// RSS (ru_maxrss) includes its parent's peak at the fork, so the process
+// that measures fpcheck's memory must itself never grow: the generator and
+// its zstd encoder run elsewhere.
+func generateInChild(o options, dir string) (inputs, error) {
+	var in inputs
+	self, err := os.Executable()
+	if err != nil {
+		return in, err
+	}
+	cmd := exec.Command(self, "-generate-into", dir, "-size", strconv.FormatInt(o.size, 10),
+		"-j-calls", strconv.Itoa(o.jCalls))
+	var stdout bytes.Buffer
+	var stderr tailBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return in, commandError("generator", err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &in); err != nil {
+		return in, fmt.Errorf("reading the generator's manifest: %w", err)
+	}
+	return in, nil
+}
+
+// rssFloor is the peak RSS a child that does nothing reports: what this
+// process lends every child it starts.
+func rssFloor() int64 {
+	self, err := os.Executable()
+	if err != nil {
+		return 0
+	}
+	cmd := exec.Command(self, "-noop")
+	if cmd.Run() != nil {
+		return 0
+	}
+	return maxRSS(cmd.ProcessState)
+}
+
+// countWriter counts bytes on their way to w.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func writeFile(path string, write func(io.Writer) (int64, error)) (int64, time.Duration, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	t0 := time.Now()
+	n, err := write(bw)
+	d := time.Since(t0)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, d, err
+}
+
+func generate(o options, dir string) (inputs, error) {
+	var in inputs
+	var err error
+	var d time.Duration
+
+	in.Recording = filepath.Join(dir, "recording.json")
+	if in.RecBytes, d, err = writeFile(in.Recording, func(w io.Writer) (int64, error) {
+		return synth.WriteRecordingJSON(w, synth.DefaultConfig())
+	}); err != nil {
+		return in, err
+	}
+	in.GenRecMBs = float64(in.RecBytes) / 1e6 / d.Seconds()
+
+	// the stream: many interleaved runs with an occasional megabyte result,
+	// as a long-lived process's log holds them
+	sc := synth.DefaultConfig()
+	sc.LongResultEvery = 40
+	sc.Interleave = true
+	sc.Seed = 42
+	one, err := synth.WriteNDJSON(io.Discard, sc)
+	if err != nil {
+		return in, err
+	}
+	sc.Runs = int(max(1, (o.size+one/2)/one))
+	in.StreamRuns = sc.Runs
+	in.Stream = filepath.Join(dir, "stream.jsonl.zst")
+	var gen time.Duration
+	if in.StreamZst, _, err = writeFile(in.Stream, func(w io.Writer) (int64, error) {
+		cw := &countWriter{w: w}
+		zw, err := zstd.NewWriter(cw, zstd.WithEncoderLevel(zstd.SpeedDefault))
+		if err != nil {
+			return 0, err
+		}
+		t0 := time.Now()
+		n, err := synth.WriteNDJSON(zw, sc)
+		gen = time.Since(t0)
+		in.StreamBytes = n
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
+		return cw.n, err
+	}); err != nil {
+		return in, err
+	}
+	in.GenNDJSONMBs = float64(in.StreamBytes) / 1e6 / gen.Seconds() // includes compression
+
+	jdir := filepath.Join(dir, "jobs")
+	if err := os.Mkdir(jdir, 0o755); err != nil {
+		return in, err
+	}
+	for i := range 8 {
+		jc := synth.DefaultConfig()
+		jc.Iterations = o.jCalls
+		jc.Seed = int64(100 + i)
+		p := filepath.Join(jdir, fmt.Sprintf("rec-%d.json", i+1))
+		n, _, err := writeFile(p, func(w io.Writer) (int64, error) { return synth.WriteRecordingJSON(w, jc) })
+		if err != nil {
+			return in, err
+		}
+		in.JFiles = append(in.JFiles, p)
+		in.JBytes += n
+	}
+	return in, nil
+}
+
+// ---- running commands ----
+
+// measurement is the best of several runs of one command.
+type measurement struct {
+	wall   time.Duration // best wall time
+	cpu    time.Duration // user+system of the best run
+	maxRSS int64         // bytes, the most any run reached
+	sums   []string      // sha256 of each run's stdout, when kept
+	err    error
+}
+
+func (m measurement) ok() bool { return m.err == nil }
+
+// okCodes are the exit codes that mean "ran and reported". fpcheck exits 1
+// for defects and 3 for unmeasured runs: both are reports.
+var (
+	fpcheckCodes = []int{0, 1, 3}
+	toolCodes    = []int{0}
+)
+
+// measure runs name args runs times. stdout goes to /dev/null, or to
+// keepOut-<run> files whose hashes are returned, when keepOut is set. With
+// report set (fpcheck runs), stdout is counted instead, and a run that
+// printed nothing failed whatever its exit code: fpcheck always reports.
+func measure(runs int, codes []int, report bool, keepOut, name string, args ...string) measurement {
+	m := measurement{wall: -1}
+	for r := range runs {
+		var outPath string
+		if keepOut != "" {
+			outPath = fmt.Sprintf("%s-%d", keepOut, r+1)
+		} else {
+			outPath = os.DevNull
+		}
+		stdout, err := os.Create(outPath)
+		if err != nil {
+			m.err = err
+			return m
+		}
+		var stderr tailBuffer
+		cmd := exec.Command(name, args...)
+		cmd.Stdout = stdout
+		counted := &countWriter{w: io.Discard}
+		if report && keepOut == "" {
+			cmd.Stdout = counted
+		}
+		cmd.Stderr = &stderr
+		t0 := time.Now()
+		err = cmd.Run()
+		wall := time.Since(t0)
+		stdout.Close()
+		if err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || !contains(codes, ee.ExitCode()) {
+				m.err = commandError(name, err, stderr.String())
+				return m
+			}
+		}
+		if report && keepOut == "" && counted.n == 0 {
+			m.err = commandError(name, fmt.Errorf("%v, and no report on stdout", cmd.ProcessState), stderr.String())
+			return m
+		}
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		if m.wall < 0 || wall < m.wall {
+			m.wall, m.cpu = wall, cpu
+		}
+		m.maxRSS = max(m.maxRSS, maxRSS(cmd.ProcessState))
+		if keepOut != "" {
+			sum, err := fileSum(outPath)
+			if err != nil {
+				m.err = err
+				return m
+			}
+			m.sums = append(m.sums, sum)
+		}
+	}
+	return m
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// commandError names the command, how it ended and its last stderr line.
+func commandError(name string, err error, stderr string) error {
+	msg := strings.TrimSpace(stderr)
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		msg = strings.TrimSpace(msg[i+1:])
+	}
+	if len(msg) > 160 {
+		msg = msg[:160] + "…"
+	}
+	if msg == "" {
+		return fmt.Errorf("%s: %v", filepath.Base(name), err)
+	}
+	return fmt.Errorf("%s: %v: %s", filepath.Base(name), err, msg)
+}
+
+// maxRSS is the child's peak resident set in bytes (Linux reports KiB,
+// macOS bytes).
+func maxRSS(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
+}
+
+// tailBuffer keeps the last 8 KiB written to it.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 8<<10 {
+		t.b = append(t.b[:0], t.b[len(t.b)-8<<10:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }
+
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
+}
+
+// ---- the four measurements ----
+
+type row struct {
+	name, baseline, fpcheck, ratio, target, result string
+}
+
+const (
+	met     = "MET"
+	notMet  = "NOT MET"
+	skipped = "SKIPPED"
+	failed  = "FAILED"
+)
+
+func verdict(ok bool) string {
+	if ok {
+		return met
+	}
+	return notMet
+}
+
+// lookTool finds an external tool or says why it cannot run.
+func lookTool(name string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s not found on PATH", name)
+	}
+	return p, nil
+}
+
+func timing(m measurement, bytes int64) string {
+	return fmt.Sprintf("%s %s/s (cpu %s)", secs(m.wall), mb(int64(float64(bytes)/m.wall.Seconds())), secs(m.cpu))
+}
+
+func parseRow(o options, in inputs) row {
+	r := row{name: "(a) recording JSON " + mb(in.RecBytes) + ", analyze --format json", target: "≥ 10× faster"}
+	f := measure(o.runs, fpcheckCodes, true, "", o.fpcheck, "analyze", "--format", "json", in.Recording)
+	if f.ok() {
+		r.fpcheck = timing(f, in.RecBytes)
+	} else {
+		r.fpcheck, r.result = f.err.Error(), failed
+	}
+	node, err := lookTool(o.node)
+	if err != nil {
+		r.baseline = err.Error() + ": skipped"
+		if f.ok() {
+			r.result = skipped
+		}
+		return r
+	}
+	n := measure(o.runs, toolCodes, false, "", node, "-e", `JSON.parse(require("fs").readFileSync(process.argv[1]))`, in.Recording)
+	if !n.ok() {
+		r.baseline, r.result = n.err.Error(), failed
+		return r
+	}
+	r.baseline = "JSON.parse " + timing(n, in.RecBytes)
+	if f.ok() {
+		x := n.wall.Seconds() / f.wall.Seconds()
+		r.ratio = fmt.Sprintf("%.1f× faster (cpu %.1f×)", x, n.cpu.Seconds()/f.cpu.Seconds())
+		r.result = verdict(x >= 10)
+	}
+	return r
+}
+
+func streamRows(o options, in inputs, floor int64) (b, c row) {
+	b = row{name: fmt.Sprintf("(b) NDJSON.zst %s (%s packed), analyze", mb(in.StreamBytes), mb(in.StreamZst)), target: "≤ 2× zstd's time"}
+	c = row{name: "(c) peak RSS of (b), most of any run", baseline: "—", target: "< 100 MB"}
+	f := measure(o.runs, fpcheckCodes, true, "", o.fpcheck, "analyze", in.Stream)
+	if f.ok() {
+		b.fpcheck = timing(f, in.StreamBytes)
+		c.fpcheck = fmt.Sprintf("%s (floor %s)", mb(f.maxRSS), mb(floor))
+		c.result = verdict(f.maxRSS < 100e6)
+	} else {
+		b.fpcheck, b.result = f.err.Error(), failed
+		c.fpcheck, c.result = "analyze failed (see b)", failed
+	}
+	z, err := lookTool(o.zstd)
+	if err != nil {
+		b.baseline = err.Error() + ": skipped"
+		if f.ok() {
+			b.result = skipped
+		}
+		return b, c
+	}
+	zm := measure(o.runs, toolCodes, false, "", z, "-dc", in.Stream)
+	if !zm.ok() {
+		b.baseline, b.result = zm.err.Error(), failed
+		return b, c
+	}
+	b.baseline = "zstd -dc " + timing(zm, in.StreamBytes)
+	if f.ok() {
+		x := f.wall.Seconds() / zm.wall.Seconds()
+		b.ratio = fmt.Sprintf("%.2f× zstd's time", x)
+		b.result = verdict(x <= 2)
+	}
+	return b, c
+}
+
+func jobsRow(o options, in inputs, dir string) row {
+	r := row{name: fmt.Sprintf("(d) %d recordings, analyze -j 1 vs -j 2", len(in.JFiles)), target: "≥ 1.8×, same bytes"}
+	args := func(j string) []string {
+		return append([]string{"analyze", "--format", "json", "-j", j}, in.JFiles...)
+	}
+	one := measure(o.runs, fpcheckCodes, true, filepath.Join(dir, "out-j1"), o.fpcheck, args("1")...)
+	if !one.ok() {
+		r.baseline, r.result = one.err.Error(), failed
+		return r
+	}
+	two := measure(o.runs, fpcheckCodes, true, filepath.Join(dir, "out-j2"), o.fpcheck, args("2")...)
+	r.baseline = "-j 1 " + timing(one, in.JBytes)
+	if !two.ok() {
+		r.fpcheck, r.result = two.err.Error(), failed
+		return r
+	}
+	r.fpcheck = "-j 2 " + timing(two, in.JBytes)
+	same := true
+	for _, s := range append(one.sums[1:], two.sums...) {
+		same = same && s == one.sums[0]
+	}
+	x := one.wall.Seconds() / two.wall.Seconds()
+	r.ratio = fmt.Sprintf("%.2f× faster", x)
+	if same {
+		r.ratio += ", outputs identical"
+	} else {
+		r.ratio += ", OUTPUTS DIFFER"
+	}
+	r.result = verdict(x >= 1.8 && same)
+	if runtime.NumCPU() < 2 {
+		r.result = skipped + " (1 CPU)"
+	}
+	return r
+}
+
+// ---- output ----
+
+func printTable(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MEASUREMENT\tBASELINE\tFPCHECK\tRATIO\tTARGET\tRESULT")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.name), cell(r.baseline), cell(r.fpcheck), cell(r.ratio), cell(r.target), cell(r.result))
+	}
+	tw.Flush()
+}
+
+// cell keeps a table cell on one line.
+func cell(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+func mb(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	default:
+		return fmt.Sprintf("%.0f kB", float64(n)/1e3)
+	}
+}
+
+func secs(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := bytes.Fields(b)
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return string(bytes.Join(f[:3], []byte(" ")))
+}
