@@ -25,9 +25,13 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# Benchmarks: Go testing.B figures plus the side-by-side comparisons.
+# Benchmarks: Go testing.B figures, then the side-by-side comparisons against
+# node's JSON.parse and zstd -dc on generated recordings (BENCHFLAGS, e.g.
+# BENCHFLAGS="-size 256MiB -runs 1" for a quick pass).
+BENCHFLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./tools/bench -fpcheck $(BIN) $(BENCHFLAGS)
 
 # Each fuzz target for FUZZTIME (default 20s).
 FUZZTIME ?= 20s

@@ -5,8 +5,10 @@ import (
 	"fmt"
 )
 
-// Config describes the recording to generate. The zero value of a size
-// field means its default (see DefaultConfig); negative values are refused.
+// Config describes the recording to generate. Zero Runs, Iterations and
+// ToolResultBytes mean 1 run, 8 model calls and 2 KiB results, a small quick
+// recording (DefaultConfig is the realistic long one); negative values are
+// refused.
 type Config struct {
 	// Runs is the number of runs (distinct meta.runId) in the file.
 	Runs int

@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// msg is one message of the conversation. Messages are immutable once made,
-// except firstSeen, so windows and snapshots share them freely.
+// msg is one message of the conversation. Its content never changes once
+// made (only the bookkeeping below does), so windows and snapshots share
+// messages freely.
 type msg struct {
 	role    string // user, assistant or tool
 	content string

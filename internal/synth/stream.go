@@ -11,7 +11,7 @@ func eachEvent(c *Config, tokens bool, fn func(s *runSim, ev *event) bool) {
 	for i := 0; i < c.Runs; i++ {
 		a := newRunSim(c, i, tokens)
 		if !c.Interleave || i+1 >= c.Runs {
-			if !drain(a, -1, fn) {
+			if !drain(a, fn) {
 				return
 			}
 			continue
@@ -57,7 +57,8 @@ func drainN(s *runSim, n int, fn func(*runSim, *event) bool) int {
 	return 1
 }
 
-func drain(s *runSim, _ int, fn func(*runSim, *event) bool) bool {
+// drain passes every remaining event of s to fn; false means fn stopped.
+func drain(s *runSim, fn func(*runSim, *event) bool) bool {
 	for {
 		it, ok := s.next()
 		if !ok {

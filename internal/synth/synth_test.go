@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -771,8 +772,8 @@ type heapWatcher struct {
 func (h *heapWatcher) Write(p []byte) (int, error) {
 	h.writes++
 	if h.writes%64 == 0 {
-		var m runtimeMem
-		readMem(&m)
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
 		h.peak = max(h.peak, m.HeapAlloc)
 	}
 	return len(p), nil

@@ -251,10 +251,15 @@ func generate(o options, dir string) (inputs, error) {
 	sc.LongResultEvery = 40
 	sc.Interleave = true
 	sc.Seed = 42
-	one, err := synth.WriteNDJSON(io.Discard, sc)
+	// runs differ in size (long results fall at random), so size a run by
+	// the average of a few
+	const sample = 8
+	sc.Runs = sample
+	some, err := synth.WriteNDJSON(io.Discard, sc)
 	if err != nil {
 		return in, err
 	}
+	one := max(1, some/sample)
 	sc.Runs = int(max(1, (o.size+one/2)/one))
 	in.StreamRuns = sc.Runs
 	in.Stream = filepath.Join(dir, "stream.jsonl.zst")

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{"1GiB", 1 << 30, false},
+		{"256MiB", 256 << 20, false},
+		{"64MB", 64e6, false},
+		{"512k", 512 << 10, false},
+		{"1.5g", 3 << 29, false},
+		{"1000", 1000, false},
+		{" 2 mib ", 2 << 20, false},
+		{"", 0, true},
+		{"-1MiB", 0, true},
+		{"lots", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parseSize(tt.in)
+		if (err != nil) != tt.bad || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d (error %v)", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}
+
+func TestCommandError(t *testing.T) {
+	err := commandError("/x/bin/fpcheck", errors.New("exit status 2"), "warming up\nfpcheck: cannot read in.json: line 3: bad\n")
+	if got := err.Error(); got != "fpcheck: exit status 2: fpcheck: cannot read in.json: line 3: bad" {
+		t.Errorf("commandError = %q", got)
+	}
+	if got := cell("a\tb\nc"); strings.ContainsAny(got, "\t\n") {
+		t.Errorf("cell kept a tab or newline: %q", got)
+	}
+}
+
+func TestMeasureReportsFailures(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	tests := []struct {
+		name   string
+		script string
+		codes  []int
+		report bool
+		ok     bool
+	}{
+		{"clean exit", "echo report", toolCodes, false, true},
+		{"defects are a report", "echo report; exit 1", fpcheckCodes, true, true},
+		{"usage error", "echo 'bad flag' >&2; exit 2", fpcheckCodes, true, false},
+		{"silent exit 1", "exit 1", fpcheckCodes, true, false},
+		{"tool failure", "exit 1", toolCodes, false, false},
+	}
+	for _, tt := range tests {
+		m := measure(2, tt.codes, tt.report, "", "sh", "-c", tt.script)
+		if m.ok() != tt.ok {
+			t.Errorf("%s: ok = %v (%v), want %v", tt.name, m.ok(), m.err, tt.ok)
+		}
+	}
+}
