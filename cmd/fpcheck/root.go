@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -77,12 +78,13 @@ func Main(args []string, ios *IOStreams) (code int) {
 	if err == nil {
 		return int(ExitGreen)
 	}
-	c := exitCodeOf(err)
-	if _, silent := err.(*StatusError); !silent {
+	// A StatusError's report has already been written; every other error
+	// is said here, once.
+	if _, decided := errors.AsType[*StatusError](err); !decided {
 		fmt.Fprintf(ios.ErrOut, "fpcheck: %s\n", err)
-		if _, isFlag := err.(*FlagError); isFlag {
+		if _, isFlag := errors.AsType[*FlagError](err); isFlag {
 			fmt.Fprintln(ios.ErrOut, "Run 'fpcheck --help' for usage.")
 		}
 	}
-	return int(c)
+	return int(exitCodeOf(err))
 }

@@ -1,52 +1,19 @@
 package synth
 
 import (
-	"strconv"
 	"unicode/utf8"
+
+	"github.com/fpcheck/fpcheck/internal/contenthash"
 )
 
-// FNV1a is agentfootprint's fnv1a: 32-bit FNV-1a over the UTF-16 code units
-// of s (what JavaScript's charCodeAt yields, not UTF-8 bytes), rendered as
-// lowercase hex without zero padding, so a hash can be shorter than eight
-// characters. Invalid UTF-8 counts as U+FFFD, which is what a JSON decoder
-// turns a lone surrogate into.
-func FNV1a(s string) string {
-	return strconv.FormatUint(uint64(fnvAdd(fnvOffset, s)), 16)
-}
-
-const (
-	fnvOffset = 2166136261
-	fnvPrime  = 16777619
-)
-
-// fnvAdd continues an FNV-1a hash over the UTF-16 code units of s, so that
-// a prefix and a long content can be hashed without concatenating them.
-func fnvAdd(h uint32, s string) uint32 {
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			h = (h ^ uint32(c)) * fnvPrime
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if r >= 0x10000 {
-			r -= 0x10000
-			h = (h ^ uint32(0xD800+(r>>10))) * fnvPrime
-			h = (h ^ uint32(0xDC00+(r&0x3FF))) * fnvPrime
-			continue
-		}
-		h = (h ^ uint32(r)) * fnvPrime
-	}
-	return h
-}
+// FNV1a is agentfootprint's content hash; the generator writes exactly the
+// hashes the replay joins on, so both use one implementation.
+func FNV1a(s string) string { return contenthash.FNV1a(s) }
 
 // MessageHash is the contentHash of a messages-slot piece and of the
-// context.evicted event that later removes it: fnv1a("<role>:<index>:<content>"),
-// index being the message's position in the request.
+// context.evicted event that later removes it.
 func MessageHash(role string, index int, content string) string {
-	h := fnvAdd(fnvOffset, role+":"+strconv.Itoa(index)+":")
-	return strconv.FormatUint(uint64(fnvAdd(h, content)), 16)
+	return contenthash.Message(role, index, content)
 }
 
 // ToolHash is the contentHash of a registry tool in the tools slot:

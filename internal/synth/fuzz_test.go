@@ -26,19 +26,3 @@ func FuzzAppendJSString(f *testing.F) {
 		}
 	})
 }
-
-// FuzzFNV1a checks the streaming hash against a plain one over
-// utf16.Encode.
-func FuzzFNV1a(f *testing.F) {
-	for _, s := range []string{"", "user:0:hi", "🔥", "a—b", "\xff"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if !utf8.ValidString(s) {
-			t.Skip()
-		}
-		if got, want := FNV1a(s), fnvUTF16(s); got != want {
-			t.Fatalf("FNV1a(%q) = %s, want %s", s, got, want)
-		}
-	})
-}

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"unicode/utf16"
 )
 
 // small is a configuration that exercises every feature in a few hundred
@@ -280,59 +279,19 @@ func TestWriteErrorStops(t *testing.T) {
 	}
 }
 
-func TestFNV1a(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", "811c9dc5"},
-		// values recorded by agentfootprint 9.62.0 (reference corpus)
-		{"user:0:Go through every screen on the floor and find the hottest rack.", "445d50fd"},
-		{"tool:whats_here:Lists the valid screen ids on this floor.", "8144a3b8"},
-		{"sp:You walk the data-center floor.", "d48d7caf"},
-		{"sp:skill:zone-audit:Audit zones.", "9811c273"},
-		{"assistant:1:", "62db47c8"},
+// TestHashesAreTheReplays: the generator's hashes are the replay's, so an
+// eviction it writes joins back to the message it removed.
+func TestHashesAreTheReplays(t *testing.T) {
+	if MessageHash("tool", 3, "fired screen2: temperature 49C") != "729df910" {
+		t.Error("MessageHash drifted from agentfootprint's")
 	}
-	for _, tt := range tests {
-		if got := FNV1a(tt.in); got != tt.want {
-			t.Errorf("FNV1a(%q) = %s, want %s", tt.in, got, tt.want)
-		}
+	if ToolHash("whats_here", "Lists the valid screen ids on this floor.") != "8144a3b8" {
+		t.Error("ToolHash drifted from agentfootprint's")
 	}
-	// no zero padding: some short hash exists among small inputs
-	short := false
-	for i := range 5000 {
-		if len(FNV1a(strings.Repeat("x", i%50)+string(rune('a'+i%26))+string(rune(i)))) < 8 {
-			short = true
-			break
-		}
+	if SystemPromptHash("", "", "You walk the data-center floor.") != "d48d7caf" ||
+		SystemPromptHash("skill", "zone-audit", "Audit zones.") != "9811c273" {
+		t.Error("SystemPromptHash drifted from agentfootprint's")
 	}
-	if !short {
-		t.Error("no hash shorter than 8 characters among 5000 inputs")
-	}
-	for _, s := range []string{"température", "🔥 rack", "a—b✓"} {
-		if got, want := FNV1a(s), fnvUTF16(s); got != want {
-			t.Errorf("FNV1a(%q) = %s, want %s (over UTF-16 units)", s, got, want)
-		}
-	}
-	if MessageHash("tool", 3, "x🔥") != FNV1a("tool:3:x🔥") {
-		t.Error("MessageHash differs from FNV1a of the joined string")
-	}
-}
-
-// fnvUTF16 is a plain reference: FNV-1a over utf16.Encode.
-func fnvUTF16(s string) string {
-	h := uint32(fnvOffset)
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = (h ^ uint32(u)) * fnvPrime
-	}
-	return strings.TrimLeft(strings.ToLower(strings.TrimSpace(hex32(h))), "0")
-}
-
-func hex32(h uint32) string {
-	const d = "0123456789abcdef"
-	b := make([]byte, 8)
-	for i := 7; i >= 0; i-- {
-		b[i] = d[h&15]
-		h >>= 4
-	}
-	return string(b)
 }
 
 type injected struct {
