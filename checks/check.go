@@ -29,6 +29,12 @@ type Check struct {
 	// check still has a ledger row: it files one not-applicable at run
 	// start and is never handed a view.
 	Armed func(*Declarations) bool
+	// Unfed, when set, is the reason an armed check notes one
+	// not-applicable in a run that ends without handing it a single
+	// encounter (no result of a tool it judges, no final answer): meeting
+	// no subject is a fact about the run, and a row left at zero would
+	// read as a checker that never ran.
+	Unfed string
 	// Canary runs the check's pure judge on a synthetic contradiction. It
 	// must return at least one finding; one that returns none proves the
 	// check dead.
@@ -37,9 +43,12 @@ type Check struct {
 	OnCompose func(ComposeView, *Declarations) Verdict
 	OnWire    func(WireView, *Declarations) Verdict
 	OnChoice  func(ChoiceView, *Declarations) Verdict
-	// OnClaim returns one verdict per declared claim: each claim is its
-	// own encounter.
+	// OnClaim returns one verdict per encounter at a final answer (for
+	// unsupported-claim, one per declared claim).
 	OnClaim func(ClaimView, *Declarations) []Verdict
+	// OnWrite is handed every tool result; a check returns a None verdict
+	// for a result that is not its encounter (a tool it does not judge).
+	OnWrite func(WriteView, *Declarations) Verdict
 }
 
 // Key is the check's ledger key, "kind@seam".
@@ -95,6 +104,10 @@ type Message struct {
 	// ToolName is the tool that produced a tool result; empty when the
 	// recording does not say.
 	ToolName string `json:"toolName,omitempty"`
+	// Delivered is true for a user-role message a context injection put in
+	// the request (its messages-slot source is neither empty nor "user"):
+	// the library wrote it, not a person.
+	Delivered bool `json:"delivered,omitempty"`
 }
 
 // Frame is the request one model call was handed, rebuilt from the
@@ -227,4 +240,72 @@ type ClaimView struct {
 	// RowsGap is non-empty when earlier events (and the readings they
 	// settled) are missing.
 	RowsGap string
+	// Frame is the request the answer was chosen from (the final model
+	// call's), the conversation as the live window held it: the corpus of
+	// the grounding index. Its Source is FrameFromNothing when no model
+	// call was recorded before the answer.
+	Frame Frame
+	// UserPrompt is turn_start.userPrompt, the person's message of this
+	// run; empty when not recorded. Values in it are exempt from grounding.
+	UserPrompt string
+}
+
+// ServedResult is one tool result the run served before a write-seam
+// encounter: a tool_end result of the run, or a tool-result message of a
+// request frame (which also carries earlier turns of the conversation).
+type ServedResult struct {
+	// Tool is the tool that produced it; empty when the recording does not
+	// name it (a message carried over from an earlier run, known only by
+	// its call id).
+	Tool   string
+	CallID string
+	// Text is the result as text: a string result as written, anything
+	// else as its JSON.
+	Text string
+}
+
+// KeyArgument is one identifier-like string argument of a tool call, and
+// where the run produced it.
+type KeyArgument struct {
+	// Path is the argument's dot-path (machine, filter.hosts.0).
+	Path  string
+	Value string
+	// ProducedBy is the earliest result of one of the tool's declared
+	// grounds (argumentsFrom) whose text carries the value, compared as
+	// the choice seam does (case-insensitive substring); nil when none.
+	ProducedBy *ServedResult
+	// InUnnamedResult is true when the value appears only in earlier
+	// results the recording names no tool for, so whether a declared
+	// ground produced it cannot be told.
+	InUnnamedResult bool
+}
+
+// WriteView is the write seam of one tool result (stream.tool_end): the
+// result value, the tool's declarations, and whether its key arguments
+// were produced by the run.
+type WriteView struct {
+	Iteration int64
+	// Stage is the runtimeStageId of the tool_end.
+	Stage string
+	// Call is the tool_start the result answers; CallRecorded is false when
+	// the recording holds none (the tool is then unknown).
+	Call         ToolCall
+	CallRecorded bool
+	// Result is tool_end.result as recorded; nil when the event carries no
+	// result key at all.
+	Result json.RawMessage
+	// Error is tool_end.error: the call failed.
+	Error bool
+	// Tool is the called tool's declaration; nil when none.
+	Tool *ToolDecl
+	// Keys are the call's identifier-like string arguments, filled for a
+	// tool that declares argumentsFrom.
+	Keys []KeyArgument
+	// KeysProblem is non-empty when the arguments could not be read.
+	KeysProblem string
+	// GroundsServed names the declared grounds that served at least one
+	// result earlier in what the run can see.
+	GroundsServed []string
+	// HistoryGap is non-empty when the run's earlier events are missing.
+	HistoryGap string
 }

@@ -58,7 +58,10 @@ func (l *Ledger) Armed(c *Check) bool {
 // check's row, files the findings whose identity the run has not seen yet,
 // and keeps each reason once. A verdict carrying findings is counted as
 // checked-fail even when every finding was already filed: the row counts
-// encounters, the rail counts defects. Advisories never fail an encounter.
+// encounters, the rail counts defects. An advisory fails an encounter only
+// of a check that files nothing but advisories (Check.Advisory), as
+// empty-lookup and prior-turn-evidence do; the doubt advisory of
+// unsupported-claim leaves its encounter passed.
 func (l *Ledger) Note(c *Check, v Verdict) {
 	if v.None {
 		return
@@ -70,10 +73,16 @@ func (l *Ledger) Note(c *Check, v Verdict) {
 		return
 	}
 	d := v.Disposition
-	if hasDefect(v.Findings) {
+	switch {
+	case hasDefect(v.Findings):
 		d = CheckedFail
-	} else if d == CheckedFail {
-		// A failure that names no defect is not a failure anyone can read.
+	case c.Advisory && len(v.Findings) > 0:
+		// For a check whose every finding is an advisory, filing one is
+		// what its failing encounter means: the row counts it, the
+		// advisory flag keeps it apart from defects everywhere else.
+		d = CheckedFail
+	case d == CheckedFail:
+		// A failure that names no finding is not a failure anyone can read.
 		d = CheckedPass
 	}
 	row := &l.rows[i]
@@ -115,6 +124,13 @@ func hasDefect(fs []Finding) bool {
 		}
 	}
 	return false
+}
+
+// Untouched reports whether a registered check's row has noted no
+// encounter of any kind yet.
+func (l *Ledger) Untouched(c *Check) bool {
+	i, ok := l.index[c.Key()]
+	return ok && l.rows[i].NeverRan()
 }
 
 // Rows returns a copy of the rows, in registration order.

@@ -23,6 +23,10 @@ func TestLedgerRegistrationLaw(t *testing.T) {
 		{Check: KindDanglingReference, Seam: SeamCompose, NotApplicable: 1},
 		{Check: KindUnsupportedArgument, Seam: SeamChoice, NotApplicable: 1},
 		{Check: KindUnsupportedClaim, Seam: SeamClaim, NotApplicable: 1},
+		{Check: KindPriorTurnEvidence, Seam: SeamClaim, NotApplicable: 1},
+		{Check: KindEmptyLookup, Seam: SeamWrite, NotApplicable: 1},
+		{Check: KindColumnTypeMismatch, Seam: SeamWrite, NotApplicable: 1},
+		{Check: KindMissingColumn, Seam: SeamWrite, NotApplicable: 1},
 	}
 	if diff := cmp.Diff(want, l.Rows()); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
@@ -98,5 +102,24 @@ func TestRunCanariesFindsTheDeadCheck(t *testing.T) {
 	var cd *CheckerDeadError
 	if !errors.As(err, &cd) || cd.Kind != KindUnsupportedArgument || cd.Seam != SeamChoice || cd.NeverRan {
 		t.Fatalf("want the unsupported-argument canary reported, got %v", err)
+	}
+}
+
+// TestLedgerAdvisoryChecks: a check whose every finding is an advisory
+// counts a filing as a failing encounter, while the doubt advisory of a
+// check that files defects too leaves its encounter passed.
+func TestLedgerAdvisoryChecks(t *testing.T) {
+	l := NewLedger([]*Check{EmptyLookup, UnsupportedClaim}, designDeclarations("d"), PostureObserve)
+	adv := f(KindEmptyLookup, SeamWrite, true, "backup_status", "fleet_report")
+	l.Note(EmptyLookup, Verdict{Disposition: CheckedFail, Findings: []Finding{adv}})
+	l.Note(EmptyLookup, Pass())
+	doubt := f(KindUnsupportedClaim, SeamClaim, true, "x")
+	l.Note(UnsupportedClaim, Verdict{Disposition: CheckedPass, Findings: []Finding{doubt}})
+	want := []Row{
+		{Check: KindEmptyLookup, Seam: SeamWrite, Checked: 2, Findings: 1},
+		{Check: KindUnsupportedClaim, Seam: SeamClaim, Checked: 1},
+	}
+	if diff := cmp.Diff(want, l.Rows()); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 }

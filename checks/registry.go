@@ -16,6 +16,10 @@ var Registry = []*Check{
 	DanglingReference,
 	UnsupportedArgument,
 	UnsupportedClaim,
+	PriorTurnEvidence,
+	EmptyLookup,
+	ColumnTypeMismatch,
+	MissingColumn,
 }
 
 // FilableKinds returns the distinct kinds the registry can file, in
@@ -87,6 +91,7 @@ func Validate(reg []*Check) error {
 			SeamWire:    c.OnWire != nil,
 			SeamChoice:  c.OnChoice != nil,
 			SeamClaim:   c.OnClaim != nil,
+			SeamWrite:   c.OnWrite != nil,
 		}
 		n := 0
 		for _, set := range hooks {
@@ -118,7 +123,11 @@ func Describe(reg []*Check) string {
 	for _, c := range reg {
 		fmt.Fprintf(&b, "\n## `%s` @%s — %s\n\n", c.Kind, c.Seam, c.Title)
 		fmt.Fprintf(&b, "- **Armed by:** %s\n", c.ArmedBy)
-		fmt.Fprintf(&b, "- **Advisory:** %s\n\n", advisoryText(c))
+		fmt.Fprintf(&b, "- **Advisory:** %s\n", advisoryText(c))
+		if c.Unfed != "" {
+			fmt.Fprintf(&b, "- **A run with no encounter:** one not-applicable, because %s\n", c.Unfed)
+		}
+		b.WriteString("\n")
 		b.WriteString(strings.TrimSpace(c.Doc))
 		b.WriteString("\n\n**Ceiling.** ")
 		b.WriteString(strings.TrimSpace(c.Ceiling))
@@ -148,4 +157,16 @@ func advisoryText(c *Check) string {
 		return c.AdvisoryWhen + ": those findings are advisories, counted apart from defects; the others are defects"
 	}
 	return "no: every finding is a defect"
+}
+
+// AdvisoryOnly reports whether the registered check kind@seam files only
+// advisories. Such a check notes each filing as a failing encounter, so its
+// ledger row counts advisories where other rows count defects.
+func AdvisoryOnly(kind, seam string) bool {
+	for _, c := range Registry {
+		if c.Kind == kind && c.Seam == seam {
+			return c.Advisory
+		}
+	}
+	return false
 }

@@ -20,7 +20,8 @@ func TestRegistryIsValid(t *testing.T) {
 	for _, c := range Registry {
 		keys = append(keys, c.Key())
 	}
-	want := []string{"invariant-violation@wire", "invariant-violation@compose", "dangling-reference@compose", "unsupported-argument@choice", "unsupported-claim@claim"}
+	want := []string{"invariant-violation@wire", "invariant-violation@compose", "dangling-reference@compose", "unsupported-argument@choice", "unsupported-claim@claim",
+		"prior-turn-evidence@claim", "empty-lookup@write", "column-type-mismatch@write", "missing-column@write"}
 	if diff := cmp.Diff(want, keys); diff != "" {
 		t.Errorf("registry order (-want +got):\n%s", diff)
 	}
@@ -43,6 +44,7 @@ func TestValidateRefuses(t *testing.T) {
 		{"no canary", func() []*Check { c := good(); c.Canary = nil; return []*Check{c} }, "no canary"},
 		{"no hook", func() []*Check { c := good(); c.OnCompose = nil; return []*Check{c} }, "exactly one hook"},
 		{"a hook of another seam", func() []*Check { c := good(); c.OnWire = judgeWire; return []*Check{c} }, "exactly one hook"},
+		{"a write hook on a compose check", func() []*Check { c := good(); c.OnWrite = EmptyLookup.OnWrite; return []*Check{c} }, "exactly one hook"},
 		{"a nil entry", func() []*Check { return []*Check{nil} }, "nil"},
 	}
 	for _, tc := range tests {
@@ -56,7 +58,8 @@ func TestValidateRefuses(t *testing.T) {
 }
 
 func TestKinds(t *testing.T) {
-	want := []string{KindInvariantViolation, KindDanglingReference, KindUnsupportedArgument, KindUnsupportedClaim}
+	want := []string{KindInvariantViolation, KindDanglingReference, KindUnsupportedArgument, KindUnsupportedClaim,
+		KindPriorTurnEvidence, KindEmptyLookup, KindColumnTypeMismatch, KindMissingColumn}
 	if diff := cmp.Diff(want, FilableKinds()); diff != "" {
 		t.Errorf("FilableKinds (-want +got):\n%s", diff)
 	}
@@ -95,6 +98,10 @@ func TestArming(t *testing.T) {
 		{DanglingReference, false, true},
 		{UnsupportedArgument, false, true},
 		{UnsupportedClaim, false, true},
+		{PriorTurnEvidence, false, true},
+		{EmptyLookup, false, true},
+		{ColumnTypeMismatch, false, true},
+		{MissingColumn, false, true},
 	} {
 		if got := tc.c.Armed(none); got != tc.none {
 			t.Errorf("%s armed by nothing = %v", tc.c.Key(), got)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -16,11 +15,13 @@ var UnsupportedClaim = &Check{
 	Kind:  KindUnsupportedClaim,
 	Seam:  SeamClaim,
 	Title: "an answer field contradicts the run's settled fact",
-	Doc: `At each final answer, every declared claim (answer field → entity and field) reads its field out of the answer, parsed as JSON, and compares it with the run's settled fact: the last reading of that entity and field that any tool declared in a semantic envelope (tools.semantics_declared: each facts column other than entity, and each series point, is one reading). Values compare structurally after normalisation (object keys sorted, numbers in their shortest form). A disagreement files one finding per entity and field, with the settled and the claimed value as witnesses and every earlier reading quoted as history, so claiming a superseded value is a contradiction too.
+	Doc: `At each final answer, every declared claim (answer field → entity and field) reads its field out of the answer, parsed as JSON, and compares it with the run's settled fact: the latest reading of that entity and field that any tool declared in a semantic envelope (tools.semantics_declared: each facts column other than entity, and each series point, is one reading). The latest reading settles; every earlier reading rides along as a quoted witness, so claiming a superseded value is a contradiction too, and its message says which earlier reading the answer repeated. The predicate is the fact's field, part of the finding's identity: two fields of one entity are two defects.
 
-Doubt is not contradiction: an answer of null or "unknown" where the run settled a value files an advisory, counted apart, and the encounter passes. A numeric string whose number equals a numeric fact passes.
+Values compare under one declared normalization. Text is put in Unicode NFC, trimmed and its white space collapsed; case agrees only for a word of more than three letters written all lower, all upper or with a capital first letter; a number and a plain decimal string compare by value (42.5 and "42.50"); a number with a unit compares only with the same unit, written exactly. What cannot be compared safely is unreachable, never a finding: a list or an object against a single value, a list with a hole in it, a unit against a bare number, units or short words that differ only in case (MW and mW), a mixed-case word, text with a digit in another case, ß against ss, dotted against dotless i, text that differs only in its marks or compatibility forms, currency symbols, digit separators, dot-grouped numbers ("1.250"), and dates or times written differently.
 
-Fences: an answer field the answer does not carry is not-applicable; a fact no tool settled, or settled as unknown, is unreachable, never an accusation; an answer that is not a JSON object or array makes every claim unreachable. Each declared claim is one encounter per final answer.`,
+Doubt is not contradiction: an answer of null or "unknown" (in any case) where the run settled a value files an advisory, counted apart, and the encounter passes; both sides declining is a pass.
+
+Fences: an answer field the answer does not carry is not-applicable; a fact no tool settled is unreachable (uncollected, never an accusation); a fact settled as unknown propagates: unreachable; an answer that is not a JSON object or array makes every claim unreachable. Each declared claim is one encounter per final answer.`,
 	Ceiling:      `It compares only the fields a claims contract names, and only in typed answers: prose is never checked. It cannot see an output middleware that denied the answer or a schema that rejected it, since neither is recorded; it judges the final answer as the recording states it.`,
 	ArmedBy:      "claims declared: answer fields bound to an entity and a field",
 	AdvisoryWhen: "doubt only",
@@ -145,14 +146,6 @@ func comparable(n *jsonNode) *jsonNode {
 	return n
 }
 
-// render is the normalised form values are compared in: object keys sorted
-// by UTF-16 code units, numbers in their shortest form.
-func render(n *jsonNode) string {
-	var b strings.Builder
-	renderTo(&b, n)
-	return b.String()
-}
-
 func renderTo(b *strings.Builder, n *jsonNode) {
 	switch n.kind {
 	case 'o':
@@ -205,48 +198,6 @@ func jsNumber(f float64) string {
 	sign := exp[0]
 	digits := strings.TrimLeft(exp[1:], "0")
 	return mant + "e" + string(sign) + digits
-}
-
-var jsDecimal = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
-
-// numberOf converts a string the way JavaScript's Number() does, reporting
-// false where Number() gives NaN.
-func numberOf(s string) (float64, bool) {
-	t := strings.TrimSpace(s)
-	switch t {
-	case "":
-		return 0, true
-	case "Infinity", "+Infinity":
-		return math.Inf(1), true
-	case "-Infinity":
-		return math.Inf(-1), true
-	}
-	if len(t) > 2 && t[0] == '0' {
-		base := 0
-		switch t[1] {
-		case 'x', 'X':
-			base = 16
-		case 'o', 'O':
-			base = 8
-		case 'b', 'B':
-			base = 2
-		}
-		if base != 0 {
-			u, err := strconv.ParseUint(t[2:], base, 64)
-			if err != nil {
-				return 0, false
-			}
-			return float64(u), true
-		}
-	}
-	if !jsDecimal.MatchString(t) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil && !isRangeErr(err) {
-		return 0, false
-	}
-	return f, true
 }
 
 // readPath reads a dot path out of an answer; nil means absent.
@@ -336,30 +287,31 @@ func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) 
 	if claimed == nil {
 		return NotApplicableVerdict()
 	}
-	var matching []ClaimRow
-	for _, r := range rows {
-		if r.Entity == c.Entity && r.Field == c.Field {
-			matching = append(matching, r)
-		}
-	}
+	matching := readingsOf(c, rows)
 	if len(matching) == 0 {
 		return UnreachableBecause(fmt.Sprintf("no tool settled %s(%s) before the answer of iteration %d, so claim '%s' has nothing to be checked against", c.Field, c.Entity, epoch, c.AnswerField))
 	}
 	settledRow := matching[len(matching)-1]
 	settledNode, err := parseJSONNode(settledRow.Value)
-	if err != nil || !participates(settledNode) {
-		return UnreachableBecause(fmt.Sprintf("the settled reading of %s(%s) is unknown (%s), so claim '%s' has nothing to be checked against", c.Field, c.Entity, ledgerProvenance(settledRow, true), c.AnswerField))
+	if err != nil {
+		return UnreachableBecause(fmt.Sprintf("the settled reading of %s(%s) (%s) is not readable JSON, so claim '%s' cannot be checked", c.Field, c.Entity, ledgerProvenance(settledRow, true), c.AnswerField))
 	}
-	settled := comparable(settledNode)
+	settled, state := readingOf(settledNode)
+	switch state {
+	case readingMalformed:
+		return UnreachableBecause(fmt.Sprintf("the settled reading of %s(%s) (%s) says known but carries no value, so claim '%s' cannot be checked", c.Field, c.Entity, ledgerProvenance(settledRow, true), c.AnswerField))
+	case readingUnknown:
+		// Agreement on a non-reading: both sides decline to state the fact.
+		if settled != nil && isDoubt(claimed) {
+			return Pass()
+		}
+		return UnreachableBecause(fmt.Sprintf("the settled reading of %s(%s) is unknown (%s), and an unknown fact propagates: claim '%s' has nothing to be checked against", c.Field, c.Entity, ledgerProvenance(settledRow, true), c.AnswerField))
+	}
 	subject := Subject{Kind: "entity", ID: c.Entity}
 	settledWitness := Witness{Subject: subject, Predicate: c.Field, Value: rawOf(settled), Epoch: epochPtr(epoch),
 		Stratum: StratumAsserted, Provenance: ledgerProvenance(settledRow, true)}
 
-	doubt := claimed.kind == 'z' || (claimed.kind == 's' && claimed.str == "unknown")
-	if doubt {
-		if settled.kind == 'z' || (settled.kind == 's' && settled.str == "unknown") {
-			return Pass()
-		}
+	if isDoubt(claimed) {
 		f := finding(KindUnsupportedClaim, SeamClaim, []Subject{subject}, c.Field, []Witness{settledWitness}, epoch,
 			fmt.Sprintf("The answer's '%s' says %s while the run verified %s(%s) = %s (%s); declining to state a verified fact is doubt, not contradiction, so it is filed as an advisory: state the verified value if the answer should carry it.",
 				c.AnswerField, rawOf(claimed), c.Field, c.Entity, rawOf(settled), ledgerProvenance(settledRow, true)))
@@ -367,28 +319,52 @@ func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) 
 		// An advisory never counts as a failed encounter.
 		return Verdict{Disposition: CheckedPass, Findings: []Finding{f}}
 	}
-	if settled.kind == 'n' && claimed.kind == 's' && strings.TrimSpace(claimed.str) != "" {
-		if n, ok := numberOf(claimed.str); ok && n == settled.num {
-			return Pass()
-		}
-	}
-	if !participates(claimed) || render(comparable(claimed)) == render(settled) {
+	if !participates(claimed) {
 		return Pass()
+	}
+	claimedValue := comparable(claimed)
+	cmp := compareNodes(claimedValue, settled)
+	switch cmp.Outcome {
+	case Agrees:
+		return Pass()
+	case Incomparable:
+		return UnreachableBecause(fmt.Sprintf("the answer's '%s' (%s) and the settled %s(%s) = %s (%s) cannot be compared safely: %s",
+			c.AnswerField, clip(string(rawOf(claimed))), c.Field, c.Entity, clip(string(rawOf(settled))), ledgerProvenance(settledRow, true), cmp.Why))
 	}
 	witnesses := []Witness{settledWitness,
 		{Subject: subject, Predicate: c.Field, Value: rawOf(claimed), Epoch: epochPtr(epoch), Stratum: StratumAsserted,
 			Provenance: fmt.Sprintf("answer field '%s'", c.AnswerField)}}
+	superseded := ""
 	for _, r := range matching[:len(matching)-1] {
 		v := r.Value
 		if n, err := parseJSONNode(r.Value); err == nil {
 			v = rawOf(n)
+			if earlier, st := readingOf(n); st == readingValue && superseded == "" && compareNodes(claimedValue, earlier).Outcome == Agrees {
+				superseded = ledgerProvenance(r, false)
+			}
 		}
 		witnesses = append(witnesses, Witness{Subject: subject, Predicate: c.Field, Value: v, Stratum: StratumQuoted,
 			Provenance: ledgerProvenance(r, false)})
 	}
-	return Fail(finding(KindUnsupportedClaim, SeamClaim, []Subject{subject}, c.Field, witnesses, epoch,
-		fmt.Sprintf("The answer's '%s' claims %s, but the run's settled fact %s(%s) is %s (%s); correct the answer to the settled value, or fetch the fact again if it has changed.",
-			c.AnswerField, rawOf(claimed), c.Field, c.Entity, rawOf(settled), ledgerProvenance(settledRow, true))))
+	msg := fmt.Sprintf("The answer's '%s' claims %s, but the run's settled fact %s(%s) is %s (%s); correct the answer to the settled value, or fetch the fact again if it has changed.",
+		c.AnswerField, rawOf(claimed), c.Field, c.Entity, rawOf(settled), ledgerProvenance(settledRow, true))
+	if superseded != "" {
+		msg = fmt.Sprintf("The answer's '%s' claims %s, which is an earlier reading (%s) that the run's settled fact %s(%s) = %s (%s) superseded; report the latest reading, or fetch the fact again if it has changed.",
+			c.AnswerField, rawOf(claimed), superseded, c.Field, c.Entity, rawOf(settled), ledgerProvenance(settledRow, true))
+	}
+	return Fail(finding(KindUnsupportedClaim, SeamClaim, []Subject{subject}, c.Field, witnesses, epoch, msg))
+}
+
+// readingsOf returns the readings of one declared claim's fact, in the order
+// the run settled them.
+func readingsOf(c ClaimDecl, rows []ClaimRow) []ClaimRow {
+	var out []ClaimRow
+	for _, r := range rows {
+		if r.Entity == c.Entity && r.Field == c.Field {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func judgeClaims(v ClaimView, d *Declarations) []Verdict {

@@ -39,7 +39,8 @@ type wireMeta struct {
 // decodeNotes are the recoverable oddities of one decoded event.
 type decodeNotes struct {
 	// WrongTypes lists dotted fields that held the wrong JSON type and were
-	// left zero ("meta.runId", "meta", "payload").
+	// left zero ("meta.runId", "meta", "payload", "payload.iteration",
+	// "payload.rows[].checked").
 	WrongTypes []string
 }
 
@@ -69,6 +70,7 @@ func decodeEvent(data []byte, notes *decodeNotes) (Event, error) {
 			ev.Meta = Meta(*w.Meta)
 		}
 		checkPayload(ev.Payload, notes)
+		checkPayloadFields(ev.Type, ev.Payload, notes)
 		return ev, nil
 	}
 	var te *json.UnmarshalTypeError
@@ -105,6 +107,7 @@ func decodeEventSlow(data []byte, notes *decodeNotes) (Event, error) {
 	if p, ok := top["payload"]; ok {
 		ev.Payload = append(json.RawMessage(nil), p...)
 		checkPayload(ev.Payload, notes)
+		checkPayloadFields(ev.Type, ev.Payload, notes)
 	}
 	rawMeta, ok := top["meta"]
 	if !ok || isNull(rawMeta) {

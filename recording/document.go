@@ -97,9 +97,11 @@ func (l *loader) documentError(err error, src *source) error {
 		if inner != "" {
 			line = 0
 		}
-		return &InputError{Path: src.name, Line: line, Offset: de.Offset, Err: fmt.Errorf("%snesting deeper than %d levels (at byte offset %d); real recordings nest far less, so this input is refused", inner, de.Limit, de.Offset)}
+		return &InputError{Path: src.name, Line: line, Offset: de.Offset, Err: fmt.Errorf("%snesting deeper than %d levels at byte offset %d (limit set by --max-nesting); real recordings nest about ten levels per agent iteration, so this input is refused", inner, de.Limit, de.Offset)}
 	case errors.As(err, &ce):
-		return &InputError{Path: src.name, Err: fmt.Errorf("%sa value is longer than %s (limit set by --max-line-bytes)", inner, humanBytes(ce.Limit))}
+		// Every capture names its own value and limit (see capture); this
+		// is only a fallback.
+		return &InputError{Path: src.name, Err: fmt.Errorf("%sa value is longer than %s", inner, humanBytes(ce.Limit))}
 	}
 	return src.readError(err, src.out.n)
 }
@@ -257,7 +259,7 @@ func (w *docWalker) format(s *scanner) error {
 		}
 		return nil
 	case kind == "number":
-		raw, err := s.captureValue(64)
+		raw, err := w.capture(s, 64, "the numeric format", "")
 		if err != nil {
 			return err
 		}
@@ -275,15 +277,23 @@ func (w *docWalker) format(s *scanner) error {
 }
 
 func (w *docWalker) producer(s *scanner) error {
-	raw, err := s.captureValue(smallValueLimit)
+	line := s.line()
+	raw, err := w.capture(s, smallValueLimit, "the envelope's producer", "")
 	if err != nil {
 		return err
 	}
-	var p struct {
-		Version string `json:"agentfootprintVersion"`
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		w.wrongType(line, "producer", "the producer's version is not stated")
+		return nil
 	}
-	if json.Unmarshal(raw, &p) == nil {
-		w.l.stats.Producer = p.Version
+	if v, ok := fields["agentfootprintVersion"]; ok && !isNull(v) {
+		var version string
+		if json.Unmarshal(v, &version) != nil {
+			w.wrongType(line, "producer.agentfootprintVersion", "the producer's version is not stated")
+			return nil
+		}
+		w.l.stats.Producer = version
 	}
 	return nil
 }
@@ -292,7 +302,7 @@ func (w *docWalker) producer(s *scanner) error {
 // own completeness and losses.
 func (w *docWalker) run(s *scanner) error {
 	line := s.line()
-	raw, err := s.captureValue(smallValueLimit)
+	raw, err := w.capture(s, smallValueLimit, "the envelope's run", "")
 	if err != nil {
 		return err
 	}
@@ -356,26 +366,34 @@ func (w *docWalker) wrongType(line int64, field, consequence string) {
 
 func (w *docWalker) privacy(s *scanner) error {
 	line := s.line()
-	raw, err := s.captureValue(smallValueLimit)
+	raw, err := w.capture(s, smallValueLimit, "the envelope's privacy block", "")
 	if err != nil {
 		return err
 	}
 	w.sawPrivacy = true
-	var p struct {
-		Mode *string `json:"mode"`
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		w.wrongType(line, "privacy", "the privacy mode is not stated; a v1 envelope is always \"full\"")
+		return nil
 	}
-	if json.Unmarshal(raw, &p) != nil || p.Mode == nil {
+	rawMode, ok := fields["mode"]
+	if !ok || isNull(rawMode) {
 		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's privacy block states no mode; a v1 envelope is always \"full\"", line))
 		return nil
 	}
-	if *p.Mode != "full" {
-		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: privacy.mode is %s, not \"full\": a v1 producer can only write \"full\", so this file was altered or written by another tool, and its content may be redacted", line, quoteName(*p.Mode)))
+	var mode string
+	if json.Unmarshal(rawMode, &mode) != nil {
+		w.wrongType(line, "privacy.mode", "the privacy mode is not stated; a v1 envelope is always \"full\"")
+		return nil
+	}
+	if mode != "full" {
+		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: privacy.mode is %s, not \"full\": a v1 producer can only write \"full\", so this file was altered or written by another tool, and its content may be redacted", line, quoteName(mode)))
 	}
 	return nil
 }
 
 func (w *docWalker) artifactMeta(s *scanner) error {
-	raw, err := s.captureValue(smallValueLimit)
+	raw, err := w.capture(s, smallValueLimit, "the artifact's meta", "")
 	if err != nil {
 		return err
 	}
@@ -553,6 +571,30 @@ func (w *docWalker) snapshot(s *scanner) error {
 	})
 }
 
+// capture reads one value the walker needs whole. A value over its limit
+// stops the input with an error naming the value, the limit and, when a
+// flag can raise it, the flag; fixed limits guard blocks a real recording
+// keeps to a few hundred bytes, so going past them marks hostile input.
+func (w *docWalker) capture(s *scanner, limit int64, what, flag string) ([]byte, error) {
+	var line int64
+	if s == w.outer {
+		s.skipSpace()
+		line = s.line()
+	}
+	raw, err := s.captureValue(limit)
+	var ce *captureError
+	if errors.As(err, &ce) {
+		msg := fmt.Sprintf("%s is longer than %s", what, humanBytes(limit))
+		if flag != "" {
+			msg += " (limit set by " + flag + ")"
+		} else {
+			msg += "; real recordings keep it far smaller, so this input is refused"
+		}
+		return nil, &InputError{Path: w.src.name, Line: line, Err: errors.New(msg)}
+	}
+	return raw, err
+}
+
 // at locates the scanner's position for a message: the file's line, or
 // nothing inside an artifact's embedded recording text.
 func (w *docWalker) at(s *scanner) (int64, string) {
@@ -576,7 +618,7 @@ func (w *docWalker) parked(s *scanner, field string) error {
 	if s == w.outer {
 		line = s.line()
 	}
-	raw, err := s.captureValue(w.l.opts.MaxLineBytes)
+	raw, err := w.capture(s, w.l.opts.MaxLineBytes, field, "--max-line-bytes")
 	if err != nil {
 		return err
 	}

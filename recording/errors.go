@@ -17,11 +17,16 @@ type InputError struct {
 	Err    error
 }
 
+// Error names the file (quoted when its name holds characters a terminal
+// would act on), the line when known, and the problem.
 func (e *InputError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s: line %d: %v", e.Path, e.Line, e.Err)
+	if e.Path == "" {
+		return e.Err.Error()
 	}
-	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %v", safePath(e.Path), e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", safePath(e.Path), e.Err)
 }
 
 func (e *InputError) Unwrap() error { return e.Err }

@@ -25,6 +25,10 @@ import (
 //   - it is not a regular file (a symbolic link to a regular file counts as
 //     one; symbolic links to directories are not followed).
 //
+// A symbolic link to a file outside the directory being walked is an error:
+// a directory from elsewhere must not make fpcheck read (and quote) files
+// it was not given.
+//
 // A path that does not exist, a directory with no input in it, and "-"
 // given twice are errors (*InputError). An input named twice is kept once,
 // at its first place.
@@ -76,7 +80,11 @@ func Expand(args []string) ([]string, error) {
 
 func walkInputs(root string) ([]string, error) {
 	var found []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, &InputError{Path: root, Err: unwrapPathError(err)}
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return &InputError{Path: p, Err: unwrapPathError(err)}
 		}
@@ -98,6 +106,9 @@ func walkInputs(root string) ([]string, error) {
 			if err != nil || !fi.Mode().IsRegular() {
 				return nil
 			}
+			if !linkStaysInside(p, realRoot) {
+				return &InputError{Path: p, Err: errors.New(symlinkOutside)}
+			}
 		}
 		if strings.HasSuffix(name, ".1") {
 			if fi, err := os.Stat(strings.TrimSuffix(p, ".1")); err == nil && fi.Mode().IsRegular() {
@@ -115,6 +126,24 @@ func walkInputs(root string) ([]string, error) {
 		return nil, &InputError{Path: root, Err: fmt.Errorf("walking the directory: %w", err)}
 	}
 	return found, nil
+}
+
+// symlinkOutside refuses a link that leads out of the tree being walked. A
+// recording directory may come from a stranger (a bug report, a pull
+// request's artifacts), and fpcheck quotes the start of what it cannot
+// read; a link to a key or a credentials file elsewhere would put a piece
+// of it in the report.
+const symlinkOutside = "is a symbolic link to a file outside the directory being read; fpcheck does not follow such links in a directory walk (name the file itself to read it)"
+
+// linkStaysInside reports whether the symbolic link p resolves to a file
+// inside realRoot (itself resolved).
+func linkStaysInside(p, realRoot string) bool {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realRoot, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // skippedName is the directory-walk skip rule by file name.

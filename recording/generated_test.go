@@ -285,7 +285,7 @@ func TestRotatedProblemsNameTheFile(t *testing.T) {
 	if got.Error != "" {
 		t.Fatal(got.Error)
 	}
-	want := Problem{Line: 1, Message: main + `.1: line 1: malformed: not valid JSON (invalid character 'o' in literal null (expecting 'u'), at byte 2): "not json"`}
+	want := Problem{Line: 1, Message: main + `.1: malformed: not valid JSON (invalid character 'o' in literal null (expecting 'u'), at byte 2): "not json"`}
 	if len(got.Stats.Problems) != 1 || got.Stats.Problems[0] != want {
 		t.Errorf("problems %+v, want %+v", got.Stats.Problems, want)
 	}

@@ -384,7 +384,10 @@ func (s *scanner) skipNumber() error {
 // container stack is a counter plus a byte stack, so a hostile depth ends
 // in a depthError, never in a stack overflow.
 func (s *scanner) skipValue() error {
-	var stack []byte
+	// Most values nest only a few levels: start the stack in place so that
+	// skipping one allocates nothing.
+	var inline [32]byte
+	stack := inline[:0]
 	defer func() { s.depth -= len(stack) }()
 	for {
 		// A value starts here.

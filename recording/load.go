@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -59,6 +60,7 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 	defer f.Close()
 	main, err := openSource(path, f, opts)
 	if err != nil {
+		l.failedSource(main)
 		return l.stats, err
 	}
 	defer main.close()
@@ -68,20 +70,26 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 		rp := path + ".1"
 		if rfi, err := os.Stat(rp); err == nil && rfi.Mode().IsRegular() {
 			if main.format != FormatNDJSON && main.format != FormatEmpty {
-				l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: a rotated sibling <path>.1 belongs to an NDJSON stream, and %s is a %s document", rp, path, main.format))
+				l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: a rotated sibling <path>.1 belongs to an NDJSON stream, and %s is a %s document", safePath(rp), safePath(path), main.format))
+			} else if lfi, err := os.Lstat(rp); err == nil && lfi.Mode()&os.ModeSymlink != 0 && !linkStaysInside(rp, realDir(path)) {
+				l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: it is a symbolic link to a file outside the directory of %s, and only a real rotated half is read with its stream", safePath(rp), safePath(path)))
 			} else {
 				rf, err := os.Open(rp)
 				if err != nil {
-					return l.stats, &InputError{Path: rp, Err: fmt.Errorf("cannot read the rotated sibling of %s: %w", path, unwrapPathError(err))}
+					return l.stats, &InputError{Path: rp, Err: fmt.Errorf("cannot read the rotated sibling of %s: %w", safePath(path), unwrapPathError(err))}
 				}
 				defer rf.Close()
 				older, err = openSource(rp, rf, opts)
 				if err != nil {
-					return l.stats, err
+					// A damaged older half must not cost the newer one:
+					// say why it was left unread and go on without it.
+					l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: %s", safePath(rp), errorText(err, rp)))
+					older = nil
+				} else {
+					defer older.close()
 				}
-				defer older.close()
-				if older.format != FormatNDJSON && older.format != FormatEmpty {
-					l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: it sits where the rotated half of %s would, but is a %s document, not an NDJSON stream", rp, path, older.format))
+				if older != nil && older.format != FormatNDJSON && older.format != FormatEmpty {
+					l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: it sits where the rotated half of %s would, but is a %s document, not an NDJSON stream", safePath(rp), safePath(path), older.format))
 					older = nil
 				}
 			}
@@ -90,7 +98,7 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 	if older != nil {
 		l.stats.Rotated = older.name
 		if older.compression != main.compression {
-			l.probs.add("rotated", 0, fmt.Sprintf("%s is %s-compressed and %s is %s-compressed; both were read", older.name, older.compression, path, main.compression))
+			l.probs.add("rotated", 0, fmt.Sprintf("%s is %s-compressed and %s is %s-compressed; both were read", safePath(older.name), older.compression, safePath(path), main.compression))
 		}
 		l.stats.Compression = main.compression
 		l.stats.Format = FormatNDJSON
@@ -115,10 +123,43 @@ func LoadReader(name string, r io.Reader, opts Options, fn func(*Run) error) (*S
 	l := newLoader(name, opts, fn)
 	src, err := openSource(name, r, opts)
 	if err != nil {
+		l.failedSource(src)
 		return l.stats, err
 	}
 	defer src.close()
 	return l.finish(l.read(src))
+}
+
+// realDir is the directory of path with symbolic links resolved.
+func realDir(path string) string {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return filepath.Dir(path)
+	}
+	return dir
+}
+
+// failedSource keeps what is known of an input that could not be opened:
+// its compression, so a report says "zstd" rather than "uncompressed" for a
+// corrupt zstd file.
+func (l *loader) failedSource(src *source) {
+	if src != nil {
+		l.stats.Compression = src.compression
+	}
+}
+
+// errorText is an input error's message without the file name in front,
+// for a sentence that names the file itself.
+func errorText(err error, path string) string {
+	var ie *InputError
+	if errors.As(err, &ie) && ie.Path == path {
+		msg := ie.Err.Error()
+		if ie.Line > 0 {
+			msg = fmt.Sprintf("line %d: %s", ie.Line, msg)
+		}
+		return msg
+	}
+	return err.Error()
 }
 
 func unwrapPathError(err error) error {
@@ -196,19 +237,22 @@ type where struct {
 	rotated string
 }
 
+// String is the location as a message prefix. In the older file of a
+// rotated pair the line is left out: the message
+// names that file, and the problem's Line field carries its line (a
+// "line N" right after the name would read as a line of the newer file
+// once a reader puts Line in front).
 func (w where) String() string {
 	var sb strings.Builder
 	if w.rotated != "" {
-		sb.WriteString(w.rotated)
-		sb.WriteString(": ")
-	}
-	if w.line > 0 {
+		sb.WriteString(safePath(w.rotated))
+	} else if w.line > 0 {
 		fmt.Fprintf(&sb, "line %d", w.line)
-		if w.index >= 0 {
-			sb.WriteString(": ")
-		}
 	}
 	if w.index >= 0 {
+		if sb.Len() > 0 {
+			sb.WriteString(": ")
+		}
 		fmt.Fprintf(&sb, "events[%d]", w.index)
 	}
 	return sb.String()

@@ -83,7 +83,7 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 		w.rotated = src.name
 	}
 	if src.bom {
-		l.probs.add("byte-order mark", 1, fmt.Sprintf("%sline 1: a UTF-8 byte-order mark at the start was skipped", filePrefix(w.rotated)))
+		l.probs.add("byte-order mark", 1, filePrefix(w.rotated)+"a UTF-8 byte-order mark at the start was skipped")
 	}
 	// An event stream is a tail by nature: it has events to read, even if
 	// none of its lines decodes.
@@ -122,9 +122,15 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 				continue
 			}
 			l.stats.Malformed++
-			msg := fmt.Sprintf("%s: malformed: %v: %s", w, derr, snippet(body))
-			if n := bytes.Count(body, []byte{0}); n > 0 {
-				msg += fmt.Sprintf(" (%d NUL bytes: a crash can leave a run of them in a file)", n)
+			var msg string
+			switch n := bytes.Count(body, []byte{0}); {
+			case n == len(body):
+				// Quoting a run of NULs would only fill the report with \x00.
+				msg = fmt.Sprintf("%s: malformed: %d NUL bytes and nothing else (a crash or a pre-allocated file can leave a run of them)", w, n)
+			case n > 0:
+				msg = fmt.Sprintf("%s: malformed: %v: %s (%d NUL bytes: a crash can leave a run of them in a file)", w, derr, snippet(body), n)
+			default:
+				msg = fmt.Sprintf("%s: malformed: %v: %s", w, derr, snippet(body))
 			}
 			l.probs.add("malformed", lineNo, msg)
 			continue
@@ -143,7 +149,7 @@ func filePrefix(name string) string {
 	if name == "" {
 		return ""
 	}
-	return name + ": "
+	return safePath(name) + ": "
 }
 
 // isBlank reports a line of JSON whitespace only.

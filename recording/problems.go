@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -18,7 +20,13 @@ type problemLog struct {
 	counts map[string]int
 }
 
+// add records one problem of a kind. Problem.Line already locates it, so a
+// message that starts by naming the same line ("line 7: …") loses that prefix: readers show the
+// line once, from Line.
 func (p *problemLog) add(kind string, line int64, msg string) {
+	if line > 0 {
+		msg = strings.TrimPrefix(msg, "line "+strconv.FormatInt(line, 10)+": ")
+	}
 	if p.counts == nil {
 		p.counts = map[string]int{}
 	}
@@ -79,4 +87,22 @@ func quoteName(s string) string {
 		return snippet([]byte(s))
 	}
 	return strconv.Quote(s)
+}
+
+// safePath renders a file name for a message. Names come from directory
+// walks of inputs fpcheck did not write (an unpacked bug report, a
+// stranger's archive), so one can carry escape sequences, carriage returns
+// or bidirectional overrides; such a name is shown Go-quoted, with every
+// unsafe character escaped. An ordinary name, including one with spaces,
+// non-ASCII letters or Windows backslashes, is shown as is.
+func safePath(p string) string {
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }

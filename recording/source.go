@@ -114,7 +114,9 @@ func isZstdSkippable(b []byte) bool {
 }
 
 // openSource detects compression by magic bytes, sets up decompression and
-// sniffs the format of the decompressed bytes.
+// sniffs the format of the decompressed bytes. When it fails after the
+// compression is known, it still returns the (closed) source alongside the
+// error, so that the input's accounting can say it was compressed.
 func openSource(name string, r io.Reader, opts Options) (*source, error) {
 	s := &source{name: name, compression: "none", close: func() {}}
 	s.in = &countReader{r: r}
@@ -133,7 +135,7 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxWindow(MaxZstdWindow))
 		if err != nil {
-			return nil, s.withCompression("zstd").readError(err, 0)
+			return s, s.withCompression("zstd").readError(err, 0)
 		}
 		s.compression = "zstd"
 		s.close = zr.Close
@@ -142,7 +144,7 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 		s.compression = "gzip"
 		zr, err := gzip.NewReader(head)
 		if err != nil {
-			return nil, s.readError(err, 0)
+			return s, s.readError(err, 0)
 		}
 		s.close = func() { zr.Close() }
 		dec, limit = zr, opts.MaxDecompressedBytes
@@ -170,12 +172,12 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 		atEOF = true
 	default:
 		s.close()
-		return nil, err
+		return s, err
 	}
 	f, serr := sniffFormat(window, atEOF)
 	if serr != nil {
 		s.close()
-		return nil, &InputError{Path: name, Err: serr}
+		return s, &InputError{Path: name, Err: serr}
 	}
 	s.format = f
 	return s, nil

@@ -23,7 +23,8 @@ type Options struct {
 // Replay folds the run's events in order and returns the replayed
 // evidence: the findings (one per identity, in filing order), the replay
 // ledger with a row per registered check, and, per check, why encounters
-// could not be judged.
+// could not be judged, and the answer validations of the run's final
+// answers.
 //
 // The declarations a producer put in the run's agent.run_configured payload
 // are merged under decl (the file wins field by field). A declaration the
@@ -76,6 +77,7 @@ func ReplayWith(reg []*checks.Check, run *recording.Run, decl *checks.Declaratio
 		// ledger.
 		IntegrityEvents: len(findings) + 1,
 		Unreachable:     e.ledger.Reasons(),
+		Validation:      e.validations,
 	}
 	if posture == checks.PostureDev {
 		if err := e.ledger.AssertAlive(e.workExisted); err != nil {
@@ -174,6 +176,8 @@ type pendingClaim struct {
 	iteration int64
 	stage     string
 	answer    *string
+	// frame is the request the answer was chosen from.
+	frame checks.Frame
 }
 
 type engine struct {
@@ -212,6 +216,17 @@ type engine struct {
 
 	claimRows []checks.ClaimRow
 	claim     *pendingClaim
+
+	// toolCalls are the run's tool_start events by call id, for the write
+	// seam.
+	toolCalls map[string]checks.ToolCall
+	// served are the tool results the run has served so far, in order:
+	// tool_end results and the tool-result messages of its requests
+	// (earlier turns' included); servedAt indexes them by call id.
+	served   []checks.ServedResult
+	servedAt map[string]int
+
+	validations []AnswerValidation
 }
 
 func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, run *recording.Run) *engine {
@@ -223,6 +238,8 @@ func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, r
 		callNames:      map[string]string{},
 		injectedByHash: map[string][]checks.Message{},
 		lastContent:    map[int64]string{},
+		toolCalls:      map[string]checks.ToolCall{},
+		servedAt:       map[string]int{},
 	}
 }
 
@@ -266,6 +283,8 @@ func (e *engine) handle(ev *recording.Event) {
 		e.onLLMEnd(ev, stage)
 	case recording.TypeToolStart:
 		e.onToolStart(ev, stage)
+	case recording.TypeToolEnd:
+		e.onToolEnd(ev, stage)
 	case recording.TypeIterationEnd:
 		e.onIterationEnd(ev)
 	case recording.TypeRouteDecided:
@@ -276,7 +295,11 @@ func (e *engine) handle(ev *recording.Event) {
 				it = e.lastIter
 			}
 			e.flushClaim()
-			e.claim = &pendingClaim{iteration: it, stage: stage}
+			e.claim = &pendingClaim{iteration: it, stage: stage, frame: checks.Frame{Source: checks.FrameFromNothing,
+				Gaps: []string{fmt.Sprintf("no model call is recorded before the final answer of iteration %d", it)}}}
+			if e.call != nil {
+				e.claim.frame = cloneCall(e.call.view).Frame
+			}
 		}
 	case recording.TypeTurnEnd:
 		var p turnEndPayload
@@ -296,6 +319,11 @@ func (e *engine) handle(ev *recording.Event) {
 func (e *engine) finish() {
 	e.flushChoice()
 	e.flushClaim()
+	for _, c := range e.reg {
+		if c.Unfed != "" && e.ledger.Armed(c) && e.ledger.Untouched(c) {
+			e.ledger.Note(c, checks.Verdict{Disposition: checks.NotApplicable, Reasons: []string{c.Unfed}})
+		}
+	}
 }
 
 // roleOf maps a messages-slot record to the role the model saw it in.
@@ -344,6 +372,12 @@ func (e *engine) onInjected(ev *recording.Event, stage string) {
 		if role == checks.RoleTool {
 			rec.msg.ToolCallID = p.SourceID
 			rec.msg.ToolName = e.callNames[p.SourceID]
+		}
+		if role == checks.RoleUser && p.Source != "" && p.Source != "user" {
+			rec.msg.Delivered = true
+		}
+		if role == checks.RoleTool && rec.known {
+			e.serve(rec.msg.ToolName, rec.msg.ToolCallID, rec.msg.Content)
 		}
 		if rec.hash == "" && rec.known && role != "" {
 			rec.hash = MessageHash(role, int(rec.position), rec.msg.Content)
@@ -437,6 +471,9 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 			entry.msg.ToolName = m.ToolName
 			if entry.msg.ToolName == "" {
 				entry.msg.ToolName = e.callNames[m.ToolCallID]
+			}
+			if entry.known {
+				e.serve(entry.msg.ToolName, entry.msg.ToolCallID, entry.msg.Content)
 			}
 		}
 		e.history = append(e.history, entry)
@@ -615,7 +652,11 @@ func (e *engine) onToolStart(ev *recording.Event, stage string) {
 		}
 		e.choice = pc
 	}
-	e.choice.calls = append(e.choice.calls, checks.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: append(json.RawMessage(nil), p.Args...), Stage: stage})
+	call := checks.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: append(json.RawMessage(nil), p.Args...), Stage: stage}
+	e.choice.calls = append(e.choice.calls, call)
+	if p.ToolCallID != "" {
+		e.toolCalls[p.ToolCallID] = call
+	}
 }
 
 // flushChoice judges the tool calls of the latest model response.
@@ -645,7 +686,10 @@ func (e *engine) flushClaim() {
 	if pc == nil {
 		return
 	}
-	view := checks.ClaimView{Iteration: pc.iteration, Stage: pc.stage, Rows: append([]checks.ClaimRow(nil), e.claimRows...)}
+	view := checks.ClaimView{Iteration: pc.iteration, Stage: pc.stage, Rows: append([]checks.ClaimRow(nil), e.claimRows...), Frame: pc.frame}
+	if e.userPrompt != nil {
+		view.UserPrompt = *e.userPrompt
+	}
 	switch {
 	case pc.answer != nil:
 		view.Answer, view.AnswerKnown = *pc.answer, true
@@ -664,6 +708,9 @@ func (e *engine) flushClaim() {
 		for _, v := range c.OnClaim(view, e.decl) {
 			e.ledger.Note(c, v)
 		}
+	}
+	if v, ok := validateAnswer(view, e.decl); ok {
+		e.validations = append(e.validations, v)
 	}
 }
 

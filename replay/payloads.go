@@ -99,6 +99,12 @@ type toolStartPayload struct {
 	Args       json.RawMessage `json:"args"`
 }
 
+type toolEndPayload struct {
+	ToolCallID string          `json:"toolCallId"`
+	Result     json.RawMessage `json:"result"`
+	Error      *bool           `json:"error"`
+}
+
 type iterationEndPayload struct {
 	IterIndex *float64        `json:"iterIndex"`
 	History   json.RawMessage `json:"history"`

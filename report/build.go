@@ -29,8 +29,9 @@ func Build(inputs []InputResult, opts Options) *Report {
 	}
 	linkRuns(r)
 	for i := range r.Runs {
-		r.Runs[i].Notes = runNotes(&r.Runs[i])
+		r.Runs[i].Notes = append(runNotes(&r.Runs[i]), baselineNotes(&r.Runs[i])...)
 	}
+	r.Baseline = summarizeBaseline(opts.Baseline, opts.Today, r.Runs)
 	return r
 }
 
@@ -90,6 +91,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		FirstLine:   rr.FirstLine,
 		LineNumbers: input.Format == string(recording.FormatNDJSON),
 		CheckerDead: rr.CheckerDead,
+		Validation:  runValidation(rr),
 	}
 	run.Recorded = buildSide("Ledger", true, rr.Recorded, rr.Events)
 	if rr.Replayed != nil {
@@ -157,6 +159,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 
 	run.Verdict = gate(&run, opts)
 	run.HeadlineKind, run.Headline = headline(&run, opts, lc)
+	applyBaseline(&run, all, opts)
 	return run
 }
 
@@ -198,6 +201,10 @@ func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Sid
 	}
 	s := Side{IntegrityEvents: ev.IntegrityEvents}
 	defects, advisories := map[string]bool{}, map[string]bool{}
+	// ledgerCounted is how many filed findings a ledger row also counts as
+	// failing encounters: every defect, and the advisories of checks whose
+	// every finding is an advisory (a doubt advisory is noted as a pass).
+	ledgerCounted := 0
 	for _, f := range ev.Findings {
 		switch {
 		case f.Synthetic:
@@ -205,9 +212,13 @@ func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Sid
 		case f.Advisory:
 			s.AdvisoryEvents++
 			advisories[f.Identity()] = true
+			if checks.AdvisoryOnly(f.Kind, f.Seam) {
+				ledgerCounted++
+			}
 		default:
 			s.DefectEvents++
 			defects[f.Identity()] = true
+			ledgerCounted++
 		}
 	}
 	s.Defects, s.Advisories = len(defects), len(advisories)
@@ -257,7 +268,7 @@ func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Sid
 	// Only a recording can lose findings its own ledger counted; a replay
 	// files every finding it counts.
 	s.EvidenceMissing = recorded && s.RowFindings > 0 && s.DefectEvents+s.AdvisoryEvents == 0
-	s.Reconcile = s.DefectEvents > 0 && s.RowFindings > int64(s.DefectEvents)
+	s.Reconcile = ledgerCounted > 0 && s.RowFindings > int64(ledgerCounted)
 	s.Unmeasured = s.Coverage.Unmeasured() || len(s.NeverRan) > 0
 	s.Ledger = ledgerSentence(label, &s)
 	return s

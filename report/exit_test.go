@@ -214,8 +214,8 @@ func TestValidateOptions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := RendererFor("sarif", TextOptions{}); err == nil {
-		t.Errorf("RendererFor(sarif) should be a usage error until a SARIF renderer exists")
+	if _, err := RendererFor("xml", TextOptions{}); err == nil {
+		t.Errorf("RendererFor(xml) should be a usage error: no such format")
 	}
 	for _, f := range Formats() {
 		if _, err := RendererFor(f, TextOptions{}); err != nil {

@@ -20,6 +20,8 @@ type jsonReport struct {
 	Options       jsonOptions        `json:"options"`
 	Bound         string             `json:"bound"`
 	ExitCode      int                `json:"exitCode"`
+	// Baseline is present only when a baseline was given (baseline.go).
+	Baseline *jsonBaseline `json:"baseline,omitempty"`
 }
 
 type jsonOptions struct {
@@ -73,6 +75,10 @@ type jsonRun struct {
 	Headline    string        `json:"headline"`
 	Notes       []string      `json:"notes"`
 	CheckerDead *string       `json:"checkerDead"`
+	Baselined   int           `json:"baselined,omitempty"`
+	// AnswerValidation is present only for a run whose declarations ask
+	// for one (validation.go).
+	AnswerValidation []jsonAnswerValidation `json:"answerValidation,omitempty"`
 }
 
 type jsonSide struct {
@@ -129,6 +135,7 @@ type jsonFinding struct {
 	Witnesses         int           `json:"witnesses"`
 	WitnessesRecorded bool          `json:"witnessesRecorded"`
 	StampedWitnesses  int           `json:"stampedWitnesses"`
+	Baseline          *jsonMark     `json:"baseline,omitempty"`
 }
 
 type jsonSubject struct {
@@ -157,6 +164,7 @@ func RenderJSON(w io.Writer, r *Report) error {
 			AllowUnmeasured: r.Options.AllowUnmeasured,
 		},
 		Bound:    Bound,
+		Baseline: jsonBaselineOf(r.Baseline),
 		ExitCode: r.ExitCode(),
 	}
 	for _, in := range r.Inputs {
@@ -217,6 +225,9 @@ func jsonRunOf(run Run) jsonRun {
 		Headline:    run.Headline,
 		Notes:       nonNil(run.Notes),
 		CheckerDead: nullString(run.CheckerDead),
+		Baselined:   run.Baselined,
+
+		AnswerValidation: jsonValidationOf(run.Validation),
 	}
 	if run.Turns > 0 {
 		turn, turns := run.Turn, run.Turns
@@ -245,6 +256,7 @@ func jsonRunOf(run Run) jsonRun {
 			Witnesses:         len(f.Witnesses),
 			WitnessesRecorded: f.WitnessesRecorded,
 			StampedWitnesses:  stampedWitnesses(f),
+			Baseline:          jsonMarkOf(f.Baseline),
 		}
 		if f.Line > 0 {
 			line := f.Line

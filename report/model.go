@@ -102,6 +102,8 @@ type Report struct {
 	Runs []Run
 	// Conversations group the runs that share a session id.
 	Conversations []Conversation
+	// Baseline is what Options.Baseline did; nil without a baseline.
+	Baseline *BaselineReport
 }
 
 // Input is one input's loss accounting: what was read, what was skipped and
@@ -171,6 +173,14 @@ type Run struct {
 	// Defects and Advisories count distinct identities across both sides;
 	// Drift counts findings the two sides disagree on (0 without a replay).
 	Defects, Advisories, Drift int
+	// Baselined counts the distinct identities a baseline accepted; they
+	// are left out of Defects and Advisories (see baseline.go).
+	Baselined int
+	// allFindings is every finding of the run, before the kind filter and
+	// the limit; baselineHits are the identities a baseline entry named.
+	// Baselines and diffs judge what was found, not what was shown.
+	allFindings  []Finding
+	baselineHits []string
 
 	// Findings are the listed findings: real ones in filing order (replayed-
 	// only ones after the recorded ones), then synthetic canaries, filtered
@@ -193,6 +203,9 @@ type Run struct {
 	Notes []string
 	// CheckerDead carries RunResult.CheckerDead: the run is unmeasured.
 	CheckerDead string
+	// Validation is the answer validation of each final answer of the run,
+	// in answer order; nil when the declarations asked for none.
+	Validation []replay.AnswerValidation
 }
 
 // Side is one source of a run's integrity evidence, recorded or replayed,
@@ -259,6 +272,9 @@ type Finding struct {
 	Why string
 	// Drift is true when both sides could judge the finding and disagree.
 	Drift bool
+	// Baseline is what the baseline says of the finding; nil when no
+	// baseline entry names it.
+	Baseline *BaselineMark
 }
 
 // Conversation is the runs that share a session id: the turns of one

@@ -54,6 +54,13 @@ type Options struct {
 	FilableKinds []string
 	// KnownKinds are every kind the finding type names, filable or not.
 	KnownKinds []string
+	// Baseline accepts findings by identity (nil = none): an accepted
+	// finding is listed, marked, and neither counted nor gated; an expired
+	// entry accepts nothing.
+	Baseline *Baseline
+	// Today is the UTC date (YYYY-MM-DD) baseline expiry is judged
+	// against. The CLI sets it; empty judges no entry expired.
+	Today string
 }
 
 // failOn returns the effective gate level.

@@ -152,6 +152,7 @@ func RenderText(w io.Writer, r *Report, o TextOptions) error {
 		t.blank()
 		textConversations(t, r)
 	}
+	textExtras(t, r)
 	t.blank()
 	textSummary(t, r)
 	return t.err
@@ -243,6 +244,7 @@ func textRun(t *textWriter, r *Report, run *Run) {
 		t.blank()
 		textLedger(t, run.Replayed)
 	}
+	textValidation(t, run)
 
 	t.blank()
 	t.line(2, verdictStyle(run.Verdict), verdictLine(r, run))
@@ -267,6 +269,7 @@ func textFinding(t *textWriter, pos int, f Finding, replayed bool) {
 	if f.Synthetic {
 		head += " · SYNTHETIC canary (quarantined, not a real defect)"
 	}
+	head += baselineTag(f)
 	if f.Advisory {
 		head += " · ADVISORY (counted apart from defects)"
 	}

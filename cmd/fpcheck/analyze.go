@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
@@ -18,6 +20,11 @@ type AnalyzeOptions struct {
 	FailOn string
 	Allow  bool
 	Load   loadOptions
+	// Output is --format and --output; Baseline and WriteBaseline name
+	// the baseline read and the one written.
+	Output        outputFlags
+	Baseline      string
+	WriteBaseline string
 }
 
 // NewCmdAnalyze builds `fpcheck analyze`. runF replaces the real run in
@@ -33,6 +40,11 @@ replays the run through this build's checks, and prints the report.
 
 Every input line is accounted for: decoded, blank, skipped as an unknown
 event type, or reported as malformed with its line number.
+
+--format picks what goes to stdout (text, json, sarif, junit, markdown,
+github); --output FORMAT=PATH, repeatable, writes more formats of the same
+report, for example --output sarif=fpcheck.sarif --output junit=junit.xml.
+--baseline FILE accepts the findings a baseline lists (see 'fpcheck baseline').
 
 ` + exitCodesHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -53,13 +65,14 @@ event type, or reported as malformed with its line number.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Format, "format", "text", "output format: text or json")
 	f.StringVar(&o.Kind, "kind", "", "list only findings of this kind (see 'fpcheck checks')")
 	f.IntVar(&o.Limit, "limit", 0, "list at most N findings per run (0 = all)")
 	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory (advisories fail too) or drift (recorded and replayed disagree)")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run has no evidence or a registered check never ran")
+	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
+	f.StringVar(&o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
 	addLoadFlags(cmd, &o.Load)
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	addOutputFlags(cmd, &o.Output)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"defect", "advisory", "drift"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(checks.FilableKinds(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -79,11 +92,11 @@ func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
 }
 
 func (o *AnalyzeOptions) validate() error {
-	switch o.Format {
-	case "text", "json":
-	default:
-		return flagErrorf("--format must be text or json, not %q", o.Format)
+	specs, err := o.Output.specs()
+	if err != nil {
+		return err
 	}
+	o.Format = specs[0].Format
 	switch o.FailOn {
 	case "defect", "advisory", "drift":
 	default:
@@ -112,6 +125,21 @@ func (o *AnalyzeOptions) reportOptions() report.Options {
 }
 
 func analyzeRun(o *AnalyzeOptions) error {
+	specs, err := o.Output.specs()
+	if err != nil {
+		return err
+	}
+	opts := o.reportOptions()
+	if o.Baseline != "" {
+		b, err := loadBaseline(o.Baseline)
+		if err != nil {
+			return err
+		}
+		opts.Baseline, opts.Today = b, today()
+	}
+	if err := checkWritable(specs); err != nil {
+		return err
+	}
 	inputs, err := recording.Expand(o.Inputs)
 	if err != nil {
 		return &FlagError{Err: err}
@@ -120,19 +148,23 @@ func analyzeRun(o *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := report.Build(p.run(inputs, o.IO), o.reportOptions())
-	if err := render(o.IO, rep, o.Format, o.Global.Color); err != nil {
+	rep := report.Build(loadInputs(p, inputs, o.IO), opts)
+	err = writeOutputs(o.IO, specs, o.Global.Color, func(w io.Writer, format string, ro report.RenderOptions) error {
+		r, err := report.NewRenderer(format, ro)
+		if err != nil {
+			return err
+		}
+		return r.Render(w, rep)
+	})
+	if err != nil {
 		return err
 	}
-	return &StatusError{Code: ExitCode(rep.ExitCode())}
-}
-
-// render writes the report in the chosen format to stdout.
-func render(ios *IOStreams, rep *report.Report, format, color string) error {
-	switch format {
-	case "json":
-		return report.RenderJSON(ios.Out, rep)
-	default:
-		return report.RenderText(ios.Out, rep, report.TextOptions{Color: ios.colorEnabled(color)})
+	// Writing a baseline does not change the exit code: the report it
+	// accepts is still the report it was.
+	if o.WriteBaseline != "" {
+		if err := writeBaselineFile(o.WriteBaseline, rep, opts.Baseline); err != nil {
+			return err
+		}
 	}
+	return &StatusError{Code: ExitCode(rep.ExitCode())}
 }

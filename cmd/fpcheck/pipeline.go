@@ -79,7 +79,8 @@ func (p *pipeline) recordingOptions() recording.Options {
 
 // run loads every input. Inputs are independent, so up to Jobs of them are
 // read at once; the returned slice is in input order whatever the timing.
-func (p *pipeline) run(inputs []string, ios *IOStreams) []report.InputResult {
+// done, when not nil, is called as each input finishes (from any worker).
+func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.InputResult {
 	jobs := p.opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -94,6 +95,9 @@ func (p *pipeline) run(inputs []string, ios *IOStreams) []report.InputResult {
 		wg.Go(func() {
 			for i := range next {
 				results[i] = p.one(inputs[i], ios)
+				if done != nil {
+					done()
+				}
 			}
 		})
 	}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/report"
+	"github.com/spf13/cobra"
+)
+
+// BaselineWriteOptions are `baseline write`'s parsed flags.
+type BaselineWriteOptions struct {
+	IO       *IOStreams
+	Inputs   []string
+	Output   string
+	Reason   string
+	Expires  string
+	Previous string
+	Load     loadOptions
+}
+
+// NewCmdBaseline builds `fpcheck baseline`, whose one subcommand writes a
+// baseline of accepted findings.
+func NewCmdBaseline(ios *IOStreams, runF func(*BaselineWriteOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "baseline",
+		Short: "Write a baseline of accepted findings for --baseline",
+		Long: `A baseline lists findings that are already known and accepted, by identity
+(kind, seam, sorted subjects and predicate; the epoch is left out, so one
+entry accepts the same defect at any iteration). analyze and diff given
+--baseline FILE list an accepted finding, marked BASELINED, and do not fail
+on it; an entry past its expiry date fails again, and an entry no finding
+matches any more is reported as stale.
+
+The file is versioned JSON, sorted by identity:
+
+  {"version": 1, "entries": [
+    {"identity": "...", "kind": "...", "seam": "...", "reason": "...", "expires": "YYYY-MM-DD"}
+  ]}`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagErrorf("baseline needs a subcommand: 'fpcheck baseline write RECORDING...'")
+		},
+	}
+	cmd.AddCommand(newCmdBaselineWrite(ios, runF))
+	return cmd
+}
+
+func newCmdBaselineWrite(ios *IOStreams, runF func(*BaselineWriteOptions) error) *cobra.Command {
+	o := &BaselineWriteOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "write [flags] RECORDING...",
+		Short: "Accept every finding the recordings carry, as a baseline file",
+		Long: `write analyzes the recordings as analyze does (recorded and replayed
+evidence, every kind, no limit) and writes a baseline accepting each real
+finding found, defects and advisories alike; synthetic canaries are never
+baselined. The baseline goes to stdout, or to -o FILE.
+
+With --baseline OLD, entries still found keep OLD's reason and expiry, and
+OLD's stale entries are dropped.
+
+Exit codes: 0 when the baseline was written; 2 for bad usage or when an
+input cannot be read (nothing is written then: a baseline of part of the
+evidence would accept too little).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return flagErrorf("baseline write needs at least one recording (a path, a directory, or - for stdin)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Inputs = args
+			if o.Expires != "" {
+				if _, err := time.Parse(time.DateOnly, o.Expires); err != nil {
+					return flagErrorf("--expires must be a date of the form YYYY-MM-DD, not %q", o.Expires)
+				}
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return baselineWriteRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Output, "output", "o", "", "write the baseline to FILE instead of stdout")
+	f.StringVar(&o.Reason, "reason", "", "reason given to every new entry")
+	f.StringVar(&o.Expires, "expires", "", "expiry date (YYYY-MM-DD) given to every new entry; from that date its finding fails again")
+	f.StringVar(&o.Previous, "baseline", "", "an existing baseline whose reasons and expiry dates are kept for entries still found")
+	addLoadFlags(cmd, &o.Load)
+	return cmd
+}
+
+func baselineWriteRun(o *BaselineWriteOptions) error {
+	var prev *report.Baseline
+	if o.Previous != "" {
+		b, err := loadBaseline(o.Previous)
+		if err != nil {
+			return err
+		}
+		prev = b
+	}
+	inputs, err := recording.Expand(o.Inputs)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	p, err := newPipeline(o.Load)
+	if err != nil {
+		return err
+	}
+	rep := report.Build(loadInputs(p, inputs, o.IO), report.Options{FilableKinds: checks.FilableKinds(), KnownKinds: checks.KnownKinds()})
+	var unreadable []error
+	for _, in := range rep.Inputs {
+		if in.Error != "" {
+			unreadable = append(unreadable, errors.New(report.Sanitize(in.Error)))
+		}
+	}
+	if len(unreadable) > 0 {
+		return fmt.Errorf("no baseline written: %w", errors.Join(unreadable...))
+	}
+	b := report.NewBaseline(rep, report.BaselineOptions{Reason: o.Reason, Expires: o.Expires, Previous: prev})
+	var buf bytes.Buffer
+	if err := b.Encode(&buf); err != nil {
+		return err
+	}
+	if o.Output == "" {
+		_, err := o.IO.Out.Write(buf.Bytes())
+		return err
+	}
+	if err := os.WriteFile(o.Output, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing the baseline: %w", err)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "fpcheck: wrote %s with %d %s\n", report.Sanitize(o.Output), len(b.Entries), plural(len(b.Entries), "entry", "entries"))
+	return nil
+}
+
+// loadBaseline reads --baseline FILE. A missing, unreadable or malformed
+// file is a BaselineError (exit 2): a gate that silently ran without its
+// baseline would fail on every accepted finding, or worse, pass.
+func loadBaseline(path string) (*report.Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &report.BaselineError{Path: path, Msg: fmt.Sprintf("cannot read it: %v", err)}
+	}
+	return report.ParseBaseline(path, data)
+}
+
+// writeBaselineFile writes the baseline a report implies, for analyze
+// --write-baseline.
+func writeBaselineFile(path string, rep *report.Report, prev *report.Baseline) error {
+	var buf bytes.Buffer
+	if err := report.NewBaseline(rep, report.BaselineOptions{Previous: prev}).Encode(&buf); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing the baseline: %w", err)
+	}
+	return nil
+}
+
+// today is the UTC date baseline expiry is judged against.
+func today() string {
+	return time.Now().UTC().Format(time.DateOnly)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

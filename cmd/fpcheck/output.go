@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fpcheck/fpcheck/report"
+	"github.com/spf13/cobra"
+)
+
+// outputFlags are --format (what goes to stdout) and the repeatable
+// --output FORMAT=PATH (more renderings of the same result, to files or,
+// with PATH "-", to stdout in place of --format). Every rendering comes from
+// one model, so they all carry the same counts and the exit code does not
+// depend on them.
+type outputFlags struct {
+	Format  string
+	Outputs []string
+	cmd     *cobra.Command
+}
+
+// outputSpec is one rendering: a format and where it goes ("-" = stdout).
+type outputSpec struct {
+	Format, Path string
+}
+
+func addOutputFlags(cmd *cobra.Command, o *outputFlags) {
+	o.cmd = cmd
+	f := cmd.Flags()
+	formats := strings.Join(report.Formats(), ", ")
+	f.StringVar(&o.Format, "format", report.FormatText, "format written to stdout: "+formats)
+	f.StringArrayVar(&o.Outputs, "output", nil, "also write FORMAT to PATH, as FORMAT=PATH (repeatable; PATH - is stdout, in place of --format)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
+}
+
+// specs validates the flags and lists the renderings, stdout first. Two
+// renderings to one place, or an unknown format, is a usage error.
+func (o *outputFlags) specs() ([]outputSpec, error) {
+	if !slices.Contains(report.Formats(), o.Format) {
+		return nil, flagErrorf("--format must be one of %s, not %q", strings.Join(report.Formats(), ", "), o.Format)
+	}
+	var extra []outputSpec
+	toStdout := false
+	seen := map[string]bool{}
+	for _, v := range o.Outputs {
+		format, path, ok := strings.Cut(v, "=")
+		if !ok || format == "" || path == "" {
+			return nil, flagErrorf("--output takes FORMAT=PATH (for example sarif=fpcheck.sarif), not %q", v)
+		}
+		if !slices.Contains(report.Formats(), format) {
+			return nil, flagErrorf("--output %s: format must be one of %s, not %q", v, strings.Join(report.Formats(), ", "), format)
+		}
+		key := path
+		if path != "-" {
+			key = filepath.Clean(path)
+		}
+		if seen[key] {
+			return nil, flagErrorf("--output %s: %s is already written by another --output", v, path)
+		}
+		seen[key] = true
+		if path == "-" {
+			toStdout = true
+		}
+		extra = append(extra, outputSpec{Format: format, Path: path})
+	}
+	formatSet := o.cmd != nil && o.cmd.Flags().Changed("format")
+	if toStdout && formatSet {
+		return nil, flagErrorf("--format %s and --output FORMAT=- would both write to stdout; drop one", o.Format)
+	}
+	var out []outputSpec
+	if !toStdout {
+		out = append(out, outputSpec{Format: o.Format, Path: "-"})
+	}
+	// Stdout first, so a person watching sees the result before files are
+	// written; the files then follow in flag order.
+	slices.SortStableFunc(extra, func(a, b outputSpec) int {
+		switch {
+		case a.Path == "-" && b.Path != "-":
+			return -1
+		case a.Path != "-" && b.Path == "-":
+			return 1
+		}
+		return 0
+	})
+	return append(out, extra...), nil
+}
+
+// checkWritable fails before any work when an output file cannot be
+// created, without truncating one that exists. Missing parent directories
+// are created: CI jobs name result paths like results/fpcheck.sarif.
+func checkWritable(specs []outputSpec) error {
+	for _, s := range specs {
+		if s.Path == "-" {
+			continue
+		}
+		if dir := filepath.Dir(s.Path); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("cannot write the %s output: %w", s.Format, err)
+			}
+		}
+		f, err := os.OpenFile(s.Path, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("cannot write the %s output: %w", s.Format, err)
+		}
+		_ = f.Close()
+	}
+	return nil
+}
+
+// renderOptions are the render settings every command shares.
+func renderOptions(color bool) report.RenderOptions {
+	root, _ := os.Getwd()
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	return report.RenderOptions{
+		Text:        report.TextOptions{Color: color},
+		ToolVersion: buildVersion(),
+		Root:        root,
+	}
+}
+
+// writeOutputs renders each spec with render, stdout first. Colour is for
+// text on stdout only; machine formats and files never carry it.
+func writeOutputs(ios *IOStreams, specs []outputSpec, colorMode string, render func(w io.Writer, format string, o report.RenderOptions) error) error {
+	for _, s := range specs {
+		if s.Path == "-" {
+			o := renderOptions(ios.colorEnabled(colorMode) && s.Format == report.FormatText)
+			if err := render(ios.Out, s.Format, o); err != nil {
+				return err
+			}
+			continue
+		}
+		f, err := os.Create(s.Path)
+		if err != nil {
+			return fmt.Errorf("cannot write the %s output: %w", s.Format, err)
+		}
+		err = render(f, s.Format, renderOptions(false))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", s.Path, err)
+		}
+	}
+	return nil
+}
+
+// progressAfter and progressMinInputs decide when loading is long enough
+// to show progress: more than four inputs, or still working after a
+// second.
+const (
+	progressAfter     = time.Second
+	progressMinInputs = 5
+	progressTick      = 200 * time.Millisecond
+)
+
+// loadInputs runs the pipeline over every input. When stderr is a terminal
+// and the work is long, it shows a one-line counter there, erased when the
+// work is done; nothing is written otherwise, so CI logs and tests never see
+// it. Results are in input order either way.
+func loadInputs(p *pipeline, inputs []string, ios *IOStreams) []report.InputResult {
+	if !ios.ErrTTY || len(inputs) < 2 {
+		return p.run(inputs, ios, nil)
+	}
+	var done atomic.Int64
+	stop := startProgress(ios.ErrOut, len(inputs), &done)
+	defer stop()
+	return p.run(inputs, ios, func() { done.Add(1) })
+}
+
+// startProgress draws the counter on w until stop is called.
+func startProgress(w io.Writer, total int, done *atomic.Int64) (stop func()) {
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	pr := &progress{w: w, total: total}
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(progressTick)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				pr.finish()
+				return
+			case <-tick.C:
+				pr.tick(int(done.Load()), time.Since(start))
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+	}
+}
+
+// progress is the counter's state, apart from the clock so that tests can
+// drive it.
+type progress struct {
+	w     io.Writer
+	total int
+	shown bool
+}
+
+// tick redraws the counter once the work counts as long: more than four
+// inputs, or a second gone.
+func (p *progress) tick(done int, elapsed time.Duration) {
+	if p.total < progressMinInputs && elapsed < progressAfter {
+		return
+	}
+	fmt.Fprintf(p.w, "\rfpcheck: read %d of %d recordings…", done, p.total)
+	p.shown = true
+}
+
+// finish erases the counter, if it was ever drawn, so the report that
+// follows on a shared terminal starts on a clean line.
+func (p *progress) finish() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

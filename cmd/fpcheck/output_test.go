@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestOutputSpecs(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    []outputSpec
+		wantErr string
+	}{
+		{name: "default", want: []outputSpec{{"text", "-"}}},
+		{name: "format", args: []string{"--format", "sarif"}, want: []outputSpec{{"sarif", "-"}}},
+		{name: "outputs keep text on stdout", args: []string{"--output", "sarif=a.sarif", "--output", "junit=j.xml"},
+			want: []outputSpec{{"text", "-"}, {"sarif", "a.sarif"}, {"junit", "j.xml"}}},
+		{name: "output to stdout replaces format", args: []string{"--output", "junit=j.xml", "--output", "json=-"},
+			want: []outputSpec{{"json", "-"}, {"junit", "j.xml"}}},
+		{name: "format and output to stdout", args: []string{"--format", "json", "--output", "sarif=-"}, wantErr: "both write to stdout"},
+		{name: "two to stdout", args: []string{"--output", "json=-", "--output", "sarif=-"}, wantErr: "already written"},
+		{name: "same file", args: []string{"--output", "json=x", "--output", "sarif=./x"}, wantErr: "already written"},
+		{name: "no path", args: []string{"--output", "sarif="}, wantErr: "FORMAT=PATH"},
+		{name: "unknown format", args: []string{"--output", "html=x.html"}, wantErr: "format must be one of"},
+		{name: "unknown stdout format", args: []string{"--format", "html"}, wantErr: "--format must be one of"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []outputSpec
+			var gotErr error
+			ios := &IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+			cmd := NewCmdAnalyze(ios, &globalOptions{Color: "never"}, func(o *AnalyzeOptions) error {
+				got, gotErr = o.Output.specs()
+				return gotErr
+			})
+			cmd.SetArgs(append(tt.args, "run.jsonl"))
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				if exitCodeOf(err) != ExitUsage {
+					t.Errorf("exit code %d, want 2", exitCodeOf(err))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestProgress: the counter appears only for long work and is erased;
+// short work leaves stderr untouched.
+func TestProgress(t *testing.T) {
+	tests := []struct {
+		name    string
+		total   int
+		elapsed time.Duration
+		want    string
+	}{
+		{"few inputs, quick", 2, 300 * time.Millisecond, ""},
+		{"few inputs, slow", 2, 1500 * time.Millisecond, "\rfpcheck: read 1 of 2 recordings…\r\x1b[K"},
+		{"many inputs", 5, 0, "\rfpcheck: read 1 of 5 recordings…\r\x1b[K"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			p := &progress{w: &b, total: tt.total}
+			p.tick(1, tt.elapsed)
+			p.finish()
+			if b.String() != tt.want {
+				t.Errorf("got %q, want %q", b.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestNoProgressWithoutTerminal: with stderr not a terminal, loading many
+// inputs writes nothing there.
+func TestNoProgressWithoutTerminal(t *testing.T) {
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" }}
+	dir := "../../testdata/recordings/formats"
+	args := []string{"analyze", dir + "/clean.jsonl", dir + "/defect.jsonl", dir + "/stopped.jsonl", dir + "/advisory.jsonl", dir + "/defect-later.jsonl", dir + "/hostile-ci.jsonl"}
+	if code := Main(args, ios); code != int(ExitDefects) {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("stderr: %q", errOut.String())
+	}
+	if !strings.Contains(out.String(), "PER INPUT") {
+		t.Errorf("no per-input summary")
+	}
+	// With a terminal, the results are the same, in the same order.
+	var out2, err2 bytes.Buffer
+	ios2 := &IOStreams{Out: &out2, ErrOut: &err2, ErrTTY: true, Getenv: func(string) string { return "" }}
+	if code := Main(args, ios2); code != int(ExitDefects) {
+		t.Fatalf("exit %d", code)
+	}
+	if out2.String() != out.String() {
+		t.Errorf("output differs with a terminal on stderr")
+	}
+}

@@ -1,0 +1,270 @@
+package jsonfast
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Results of scanStr, as bits.
+const (
+	strClosed  uint8 = 1 << iota // the closing quote was consumed
+	strEscaped                   // a backslash escape was seen
+	strBad                       // the byte at the returned index is not allowed
+)
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// special has the high bit set in the lowest byte of w (little-endian) that
+// is a quote, a backslash or a control character; bits above it may be set
+// too. The usual zero-byte test is exact below the first match because a
+// borrow only starts at a matching byte.
+func special(w uint64) uint64 {
+	q := w ^ (lsb * '"')
+	b := w ^ (lsb * '\\')
+	return ((q - lsb) &^ q & msb) | ((b - lsb) &^ b & msb) | ((w - lsb*0x20) &^ w & msb)
+}
+
+// plain marks the bytes a string body may hold without a second look.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// skipPlain returns the index of the first quote, backslash or control
+// character at or after i, or len(p). It reads eight bytes a step: string
+// bodies are most of the bytes of an agentfootprint recording.
+func skipPlain(p []byte, i int) int {
+	// Long bodies (tool output) go sixteen bytes a step.
+	for i+16 <= len(p) {
+		m1 := special(le64(p[i:]))
+		m2 := special(le64(p[i+8:]))
+		if m1|m2 != 0 {
+			if m1 != 0 {
+				return i + bits.TrailingZeros64(m1)>>3
+			}
+			return i + 8 + bits.TrailingZeros64(m2)>>3
+		}
+		i += 16
+	}
+	for i+8 <= len(p) {
+		if m := special(le64(p[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(p) && plain[p[i]] {
+		i++
+	}
+	return i
+}
+
+// scanStr scans a string body from p[i] (the opening quote is consumed).
+// With strClosed the returned index is just after the closing quote; with
+// strBad it is the offending byte; with neither, p ended first and the
+// index is len(p) or a backslash whose escape p cuts off.
+func scanStr(p []byte, i int) (int, uint8) {
+	var r uint8
+	for {
+		i = skipPlain(p, i)
+		if i >= len(p) {
+			return i, r
+		}
+		switch p[i] {
+		case '"':
+			return i + 1, r | strClosed
+		case '\\':
+			r |= strEscaped
+			if i+1 >= len(p) {
+				return i, r
+			}
+			e := p[i+1]
+			if e == 'u' {
+				for k := i + 2; k < i+6; k++ {
+					if k >= len(p) {
+						return i, r
+					}
+					if !isHex(p[k]) {
+						return k, r | strBad
+					}
+				}
+				i += 6
+			} else if escapeOK[e] {
+				i += 2
+			} else {
+				return i + 1, r | strBad
+			}
+		default:
+			return i, r | strBad // a control character
+		}
+	}
+}
+
+// hasHigh reports whether b holds a byte at or above 0x80.
+func hasHigh(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if le64(b[i:])&msb != 0 {
+			return true
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+var errNotString = errors.New("not a JSON string")
+
+// String decodes a JSON string token (surrounding whitespace allowed) as
+// json.Unmarshal into a Go string does: escapes resolved, a \u surrogate
+// pair joined, a lone surrogate escape and each invalid UTF-8 byte replaced
+// by U+FFFD. Anything but one valid string token is an error.
+func String(raw []byte) (string, error) {
+	body, esc, err := stringBody(raw)
+	if err != nil {
+		return "", err
+	}
+	if !esc && utf8.Valid(body) {
+		return string(body), nil
+	}
+	return string(appendUnquoted(make([]byte, 0, len(body)), body)), nil
+}
+
+// AppendString appends the decoded string token raw to dst, as String
+// decodes it, so a caller can decode into a reused buffer.
+func AppendString(dst, raw []byte) ([]byte, error) {
+	body, esc, err := stringBody(raw)
+	if err != nil {
+		return dst, err
+	}
+	if !esc && utf8.Valid(body) {
+		return append(dst, body...), nil
+	}
+	return appendUnquoted(dst, body), nil
+}
+
+// stringBody validates raw as one string token and returns the bytes
+// between its quotes, and whether they hold an escape.
+func stringBody(raw []byte) (body []byte, escaped bool, err error) {
+	if len(raw) == 0 || raw[0] != '"' {
+		raw = trimSpace(raw)
+		if len(raw) == 0 || raw[0] != '"' {
+			return nil, false, errNotString
+		}
+	}
+	j, r := scanStr(raw, 1)
+	if r&strClosed == 0 {
+		if r&strBad != 0 {
+			return nil, false, &SyntaxError{Offset: int64(j), Msg: "invalid character " + quoteByte(raw[j]) + " in string literal"}
+		}
+		return nil, false, &SyntaxError{Offset: int64(len(raw)), Msg: "unexpected end of JSON input"}
+	}
+	if j != len(raw) && skipSpace(raw, j) != len(raw) {
+		return nil, false, &SyntaxError{Offset: int64(j), Msg: "invalid character " + quoteByte(raw[skipSpace(raw, j)]) + " after top-level value"}
+	}
+	return raw[1 : j-1], r&strEscaped != 0, nil
+}
+
+// appendUnquoted appends the decoded form of a validated string body.
+func appendUnquoted(dst, s []byte) []byte {
+	r := 0
+	for r < len(s) {
+		// Copy the run of bytes that need no work at once.
+		start := r
+		r = nextEscapeOrHigh(s, r)
+		dst = append(dst, s[start:r]...)
+		if r >= len(s) {
+			break
+		}
+		if c := s[r]; c >= utf8.RuneSelf {
+			rr, size := utf8.DecodeRune(s[r:])
+			if rr == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, s[r:r+size]...)
+			}
+			r += size
+			continue
+		}
+		// A backslash; the body is validated, so its escape is whole.
+		switch e := s[r+1]; e {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			rr := hex4(s[r+2 : r+6])
+			r += 6
+			if utf16.IsSurrogate(rr) {
+				rr1 := rune(-1)
+				if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
+					rr1 = hex4(s[r+2 : r+6])
+				}
+				if dec := utf16.DecodeRune(rr, rr1); dec != utf8.RuneError {
+					r += 6
+					dst = utf8.AppendRune(dst, dec)
+					continue
+				}
+				rr = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, rr)
+			continue
+		default: // '"', '\\', '/'
+			dst = append(dst, e)
+		}
+		r += 2
+	}
+	return dst
+}
+
+// nextEscapeOrHigh returns the index of the first backslash or non-ASCII
+// byte at or after r, or len(s), eight bytes a step.
+func nextEscapeOrHigh(s []byte, r int) int {
+	for r+8 <= len(s) {
+		w := le64(s[r:])
+		b := w ^ (lsb * '\\')
+		if m := ((b-lsb)&^b | w) & msb; m != 0 {
+			return r + bits.TrailingZeros64(m)>>3
+		}
+		r += 8
+	}
+	for r < len(s) && s[r] != '\\' && s[r] < utf8.RuneSelf {
+		r++
+	}
+	return r
+}
+
+// hex4 decodes four validated hex digits.
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}

@@ -1,0 +1,171 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseBaselineRefusals(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"empty", "", "the file is empty"},
+		{"not json", "{", "not a baseline file"},
+		{"array", "[]", "not a baseline file"},
+		{"no version", `{"entries":[]}`, `no "version"`},
+		{"other version", `{"version":2,"entries":[]}`, "version 2 is not one this build reads"},
+		{"no entries", `{"version":1}`, `no "entries" list`},
+		{"unknown field", `{"version":1,"entries":[{"identity":"x @y [] p ","expiry":"2020-01-01"}]}`, `unknown field "expiry"`},
+		{"no identity", `{"version":1,"entries":[{"reason":"r"}]}`, "entry 1 has no identity"},
+		{"bad date", `{"version":1,"entries":[{"identity":"a @b [] ","expires":"31/12/2026"}]}`, "not a date of the form YYYY-MM-DD"},
+		{"duplicate", `{"version":1,"entries":[{"identity":"a @b [] "},{"identity":"a @b [] "}]}`, "entries 1 and 2 accept the same identity"},
+		{"kind mismatch", `{"version":1,"entries":[{"identity":"a @b [] ","kind":"c","seam":"b"}]}`, "do not match its identity"},
+		{"trailing", `{"version":1,"entries":[]} {}`, "more than one JSON value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseBaseline("b.json", []byte(tt.data))
+			var be *BaselineError
+			if !errors.As(err, &be) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want a BaselineError containing %q", err, tt.want)
+			}
+			if !strings.Contains(err.Error(), "b.json") {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
+
+func TestBaselineRoundTripSortedDeterministic(t *testing.T) {
+	r := Build(readInputs(t, []string{"report/mixed.jsonl", "formats/defect.jsonl", "report/synthetic.jsonl"}), testOptions(Options{Kind: "unsupported-claim", Limit: 1}))
+	b := NewBaseline(r, BaselineOptions{Reason: "accepted at adoption", Expires: "2027-01-31"})
+	var ids []string
+	for _, e := range b.Entries {
+		ids = append(ids, e.Identity)
+		if e.Kind == "" || e.Seam == "" || !strings.HasPrefix(e.Identity, e.Kind+" @"+e.Seam+" [") {
+			t.Errorf("entry %+v", e)
+		}
+	}
+	// mixed: wire, dangling, claim nav, claim scope; defect.jsonl's dangling
+	// defect is the same identity; synthetic canaries are never baselined;
+	// the kind filter and limit do not shorten the baseline.
+	if len(ids) < 4 || !slicesSorted(ids) {
+		t.Fatalf("entries %q", ids)
+	}
+	for _, id := range ids {
+		if strings.Contains(id, "canary") {
+			t.Errorf("synthetic finding baselined: %q", id)
+		}
+	}
+	var a, c bytes.Buffer
+	if err := b.Encode(&a); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseBaseline("x", a.Bytes())
+	if err != nil {
+		t.Fatalf("own output does not parse: %v\n%s", err, a.String())
+	}
+	// Reversed input order encodes to the same bytes.
+	for i, j := 0, len(back.Entries)-1; i < j; i, j = i+1, j-1 {
+		back.Entries[i], back.Entries[j] = back.Entries[j], back.Entries[i]
+	}
+	if err := back.Encode(&c); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), c.Bytes()) {
+		t.Errorf("encoding depends on entry order")
+	}
+	if !strings.HasPrefix(a.String(), "{\n  \"version\": 1,\n  \"entries\": [\n") {
+		t.Errorf("unexpected layout:\n%s", a.String())
+	}
+	// Rewriting keeps what people wrote for entries still found.
+	prev := &Baseline{Entries: []BaselineEntry{{Identity: ids[0], Reason: "kept", Expires: "2030-01-01"}, {Identity: "gone @x [] ", Reason: "stale"}}}
+	nb := NewBaseline(r, BaselineOptions{Reason: "new", Previous: prev})
+	for _, e := range nb.Entries {
+		switch {
+		case e.Identity == ids[0] && (e.Reason != "kept" || e.Expires != "2030-01-01"):
+			t.Errorf("previous reason lost: %+v", e)
+		case e.Identity == "gone @x [] ":
+			t.Errorf("stale entry carried over")
+		case e.Identity != ids[0] && e.Reason != "new":
+			t.Errorf("new entry reason %+v", e)
+		}
+	}
+}
+
+func slicesSorted(s []string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] > s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBaselineAcceptedExpiredStale(t *testing.T) {
+	wire := "invariant-violation @wire [tool ghost_tool]  "
+	dangling := "dangling-reference @compose [tool screen_fire + tool whats_here]  "
+	claimNav := "unsupported-claim @claim [entity screen2] nav "
+	scope := "unsupported-claim @claim [entity screen2] scope "
+	all := []BaselineEntry{{Identity: wire}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope}}
+	tests := []struct {
+		name       string
+		entries    []BaselineEntry
+		today      string
+		exit       int
+		defects    int
+		baselined  int
+		headline   HeadlineKind
+		expired    int
+		stale      int
+		wantInText string
+	}{
+		{name: "no baseline entry matches", entries: []BaselineEntry{{Identity: "x @y [] "}}, today: testToday, exit: ExitDefects, defects: 3, stale: 1, headline: HeadlineFindings, wantInText: "stale: \"x @y [] \""},
+		{name: "all accepted", entries: all, today: testToday, exit: ExitGreen, baselined: 4, headline: HeadlineBaselined, wantInText: "BASELINED ONLY"},
+		{name: "one defect left", entries: all[:2], today: testToday, exit: ExitDefects, defects: 1, baselined: 2, headline: HeadlineFindings, wantInText: "Also listed: 2 findings accepted by the baseline"},
+		{name: "expired entry fails again", entries: []BaselineEntry{{Identity: wire, Expires: "2026-11-30"}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope}},
+			today: testToday, exit: ExitDefects, defects: 1, baselined: 3, expired: 1, headline: HeadlineFindings, wantInText: "BASELINE EXPIRED on 2026-11-30 (fails again)"},
+		{name: "not yet expired", entries: []BaselineEntry{{Identity: wire, Expires: "2026-12-01"}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope}},
+			today: testToday, exit: ExitGreen, baselined: 4, headline: HeadlineBaselined, wantInText: "until 2026-12-01"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &Baseline{Path: "b.json", Entries: tt.entries}
+			r := Build(readInputs(t, []string{"report/mixed.jsonl"}), testOptions(Options{Baseline: b, Today: tt.today}))
+			run := r.Runs[0]
+			if got := r.ExitCode(); got != tt.exit {
+				t.Errorf("exit %d, want %d", got, tt.exit)
+			}
+			if run.Defects != tt.defects || run.Baselined != tt.baselined || run.HeadlineKind != tt.headline {
+				t.Errorf("defects %d baselined %d headline %s; want %d %d %s (%s)", run.Defects, run.Baselined, run.HeadlineKind, tt.defects, tt.baselined, tt.headline, run.Headline)
+			}
+			if len(r.Baseline.Expired) != tt.expired || len(r.Baseline.Stale) != tt.stale {
+				t.Errorf("expired %v stale %v", r.Baseline.Expired, r.Baseline.Stale)
+			}
+			var text bytes.Buffer
+			_ = RenderText(&text, r, TextOptions{})
+			if !strings.Contains(text.String(), tt.wantInText) {
+				t.Errorf("text lacks %q:\n%s", tt.wantInText, text.String())
+			}
+			// The listed findings are never hidden by the baseline.
+			if len(run.Findings) != 4 {
+				t.Errorf("%d findings listed, want 4", len(run.Findings))
+			}
+		})
+	}
+}
+
+// TestBaselineUnchangedWithout: a report built without a baseline is byte
+// for byte what it was before baselines existed (no new JSON keys).
+func TestBaselineUnchangedWithout(t *testing.T) {
+	r := Build(readInputs(t, []string{"report/mixed.jsonl"}), testOptions(Options{}))
+	var js bytes.Buffer
+	_ = RenderJSON(&js, r)
+	for _, key := range []string{`"baseline"`, `"baselined"`} {
+		if strings.Contains(js.String(), key) {
+			t.Errorf("JSON carries %s without a baseline", key)
+		}
+	}
+}

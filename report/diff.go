@@ -1,0 +1,683 @@
+package report
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DiffSchemaVersion is the version of the diff's JSON document; it changes
+// only when a field is renamed, removed or changes meaning.
+const DiffSchemaVersion = 1
+
+// Finding changes between a base and a head run, by identity.
+const (
+	ChangeNew        = "new"
+	ChangeResolved   = "resolved"
+	ChangePersisting = "persisting"
+)
+
+// Check (ledger row) changes. Regressions: a row that stopped checking, a
+// row that vanished, a row whose unreachable encounters grew. The others
+// are stated, never failing.
+const (
+	CheckStoppedChecking = "stopped-checking"
+	CheckVanished        = "vanished"
+	CheckUnreachableGrew = "unreachable-grew"
+	CheckStartedChecking = "started-checking"
+	CheckAppeared        = "appeared"
+)
+
+// Regression kinds.
+const (
+	RegressionCoverage        = "coverage"
+	RegressionCheck           = "check"
+	RegressionEvidenceMissing = "evidence-missing"
+	RegressionRunVanished     = "run-vanished"
+	RegressionInputVanished   = "input-vanished"
+)
+
+// How runs were matched.
+const (
+	MatchedByRunID    = "run id"
+	MatchedByPosition = "position"
+	MatchedBaseOnly   = "base only"
+	MatchedHeadOnly   = "head only"
+)
+
+// DiffOptions gate a diff.
+type DiffOptions struct {
+	// FailOn is FailOnDefect (the default when empty) or FailOnAdvisory:
+	// whether a new advisory fails like a new defect.
+	FailOn string
+	// AllowUnmeasured turns the unmeasured exit code (an unmeasured head)
+	// into a green one.
+	AllowUnmeasured bool
+}
+
+func (o DiffOptions) failOn() string {
+	if o.FailOn == "" {
+		return FailOnDefect
+	}
+	return o.FailOn
+}
+
+// ValidateDiffOptions checks the gate level a diff accepts.
+func ValidateDiffOptions(o DiffOptions) error {
+	switch o.FailOn {
+	case "", FailOnDefect, FailOnAdvisory:
+		return nil
+	}
+	return &UsageError{Msg: fmt.Sprintf("fail-on '%s' is not a gate level for diff; use %s or %s.", Sanitize(o.FailOn), FailOnDefect, FailOnAdvisory)}
+}
+
+// InputPair matches a base input to a head input by index into each
+// report's Inputs; -1 when the input exists on one side only.
+type InputPair struct {
+	// Name is the key the inputs were matched by: the path relative to
+	// its directory, or "" when two files were compared.
+	Name       string
+	Base, Head int
+}
+
+// PairInputs matches inputs by name. With two files (both roots empty)
+// the one base input pairs with the one head input. With two directories,
+// each input is named by its path relative to its root, slash-separated,
+// and inputs of the same name pair; the order is base order, then the
+// head's inputs with no base counterpart, in head order.
+func PairInputs(baseRoot string, base []string, headRoot string, head []string) []InputPair {
+	if baseRoot == "" && headRoot == "" && len(base) == 1 && len(head) == 1 {
+		return []InputPair{{Base: 0, Head: 0}}
+	}
+	name := func(root, p string) string {
+		if root == "" {
+			return path.Base(strings.ReplaceAll(p, `\`, "/"))
+		}
+		return relName(root, p)
+	}
+	headIdx := map[string]int{}
+	for j, p := range head {
+		n := name(headRoot, p)
+		if _, ok := headIdx[n]; !ok {
+			headIdx[n] = j
+		}
+	}
+	var pairs []InputPair
+	used := map[int]bool{}
+	for i, p := range base {
+		n := name(baseRoot, p)
+		j, ok := headIdx[n]
+		if ok && !used[j] {
+			used[j] = true
+			pairs = append(pairs, InputPair{Name: n, Base: i, Head: j})
+			continue
+		}
+		pairs = append(pairs, InputPair{Name: n, Base: i, Head: -1})
+	}
+	for j, p := range head {
+		if !used[j] {
+			pairs = append(pairs, InputPair{Name: name(headRoot, p), Base: -1, Head: j})
+		}
+	}
+	return pairs
+}
+
+// relName is p relative to root, slash-separated; both are paths as
+// Expand returns them, so root is a prefix of p.
+func relName(root, p string) string {
+	r := strings.ReplaceAll(root, `\`, "/")
+	q := strings.ReplaceAll(p, `\`, "/")
+	r = strings.TrimSuffix(path.Clean(r), "/")
+	q = path.Clean(q)
+	if r == "." {
+		return q
+	}
+	if rest, ok := strings.CutPrefix(q, r+"/"); ok {
+		return rest
+	}
+	return q
+}
+
+// Diff is what changed between two sets of recordings of the same
+// scenarios: per matched run, findings new, resolved and persisting (by
+// epoch-free identity), coverage that got worse and checks that stopped
+// checking; and whether the head is measured at all.
+type Diff struct {
+	SchemaVersion      int
+	Options            DiffOptions
+	BaseName, HeadName string
+	Base, Head         *Report
+	Inputs             []InputDiff
+	Totals             DiffTotals
+}
+
+// DiffTotals count the diff's outcome.
+type DiffTotals struct {
+	NewDefects, ResolvedDefects, PersistingDefects          int
+	NewAdvisories, ResolvedAdvisories, PersistingAdvisories int
+	// Baselined counts head findings a baseline entry accepts (new or
+	// persisting); Failing counts the findings that fail the diff's gate.
+	Baselined, Failing int
+	Regressions        int
+	// HeadUnmeasured counts head runs (and head inputs with no run) that
+	// prove nothing about their checks having run.
+	HeadUnmeasured int
+	// Unreadable counts inputs, on either side, that could not be read.
+	Unreadable int
+}
+
+// InputDiff is one matched pair of inputs.
+type InputDiff struct {
+	Name        string
+	Base, Head  *Input
+	Runs        []RunDiff
+	Regressions []Regression
+}
+
+// RunDiff is one matched pair of runs (or a run on one side only).
+type RunDiff struct {
+	// Position is the pair's 1-based place in its input's list.
+	Position    int
+	MatchedBy   string
+	Base, Head  *Run
+	Findings    []FindingChange
+	Coverage    []CoverageChange
+	Checks      []CheckChange
+	Regressions []Regression
+	// HeadUnmeasured is true when the head run proves nothing about its
+	// checks having run; HeadUnmeasuredWhy says why.
+	HeadUnmeasured    bool
+	HeadUnmeasuredWhy string
+}
+
+// FindingChange is one finding identity's fate.
+type FindingChange struct {
+	Change string
+	// Finding is the head's for new and persisting, the base's for
+	// resolved.
+	Finding Finding
+	// Fails is true when the change fails the gate: a new defect (or a new
+	// advisory under fail-on advisory) the baseline does not accept, or a
+	// finding whose baseline entry has expired.
+	Fails bool
+}
+
+// CoverageChange is a side's coverage state in base and head.
+type CoverageChange struct {
+	Side       string
+	Base, Head Coverage
+	Worse      bool
+}
+
+// CheckChange is one ledger row that changed in a way worth stating.
+type CheckChange struct {
+	Side       string
+	Kind, Seam string
+	Base, Head *Row
+	Change     string
+	Regression bool
+	Sentence   string
+}
+
+// Regression is one reason the head's evidence is weaker than the base's.
+type Regression struct {
+	Kind string
+	// Check is "kind @seam" when the regression is about one check.
+	Check    string
+	Side     string
+	Sentence string
+}
+
+// coverageRank orders coverage states from the least evidence to the
+// most; a head state of lower rank than the base's is worse. The four
+// absences between no-tail and partial are one rank: moving among them
+// changes what is missing, not how much.
+func coverageRank(c Coverage) int {
+	switch c {
+	case CoverageFull:
+		return 3
+	case CoveragePartial:
+		return 2
+	case CoverageNoTail, "":
+		return 0
+	}
+	return 1
+}
+
+// runUnmeasured is the gate's notion of an unmeasured run, before a defect
+// outranks it: no side proves the checks ran, or a checker is dead.
+func runUnmeasured(run *Run) (bool, string) {
+	if run.CheckerDead != "" {
+		return true, "dead checker: " + run.CheckerDead
+	}
+	if run.Recorded.Unmeasured && (run.Replayed == nil || run.Replayed.Unmeasured) {
+		return true, unmeasuredReason(&run.Recorded)
+	}
+	return false, ""
+}
+
+// NewDiff compares two reports built from the base and head inputs, paired
+// by pairs. Runs of a pair are matched by run id where both sides carry the
+// same id (the same recording, replayed again), then the rest by position
+// in order of first appearance; a run on one side only is listed as such.
+// Reports should be built without a kind filter or a limit; the diff reads
+// every finding either way.
+func NewDiff(base, head *Report, pairs []InputPair, o DiffOptions) *Diff {
+	d := &Diff{SchemaVersion: DiffSchemaVersion, Options: o, Base: base, Head: head}
+	baseRuns, headRuns := runsByInput(base), runsByInput(head)
+	for _, p := range pairs {
+		id := InputDiff{Name: p.Name}
+		var bRuns, hRuns []*Run
+		if p.Base >= 0 {
+			id.Base = &base.Inputs[p.Base]
+			for _, ri := range baseRuns[p.Base] {
+				bRuns = append(bRuns, &base.Runs[ri])
+			}
+		}
+		if p.Head >= 0 {
+			id.Head = &head.Inputs[p.Head]
+			for _, ri := range headRuns[p.Head] {
+				hRuns = append(hRuns, &head.Runs[ri])
+			}
+		}
+		if id.Name == "" {
+			switch {
+			case id.Base != nil && id.Head != nil && id.Base.Path != id.Head.Path:
+				id.Name = id.Base.Path + " → " + id.Head.Path
+			case id.Head != nil:
+				id.Name = id.Head.Path
+			case id.Base != nil:
+				id.Name = id.Base.Path
+			}
+		}
+		if id.Base != nil && id.Head == nil {
+			id.Regressions = append(id.Regressions, Regression{Kind: RegressionInputVanished,
+				Sentence: fmt.Sprintf("The head has no recording named %s: the evidence of its %s vanished.", id.Name, count(len(bRuns), "run", "runs"))})
+		}
+		for i, m := range matchRuns(bRuns, hRuns) {
+			rd := diffRun(m.base, m.head, o)
+			if id.Head == nil {
+				// The vanished recording is the one regression; its
+				// runs vanishing with it is the same fact.
+				rd.Regressions = nil
+			}
+			rd.Position = i + 1
+			rd.MatchedBy = m.how
+			id.Runs = append(id.Runs, rd)
+		}
+		d.Inputs = append(d.Inputs, id)
+	}
+	d.Totals = d.totals()
+	return d
+}
+
+// runMatch is one pair of runs; either may be nil.
+type runMatch struct {
+	base, head *Run
+	how        string
+}
+
+// matchRuns pairs runs: by run id and occurrence first, then by position.
+func matchRuns(base, head []*Run) []runMatch {
+	key := func(runs []*Run) []string {
+		seen := map[string]int{}
+		keys := make([]string, len(runs))
+		for i, r := range runs {
+			keys[i] = r.RunID + "\x00" + strconv.Itoa(seen[r.RunID])
+			seen[r.RunID]++
+		}
+		return keys
+	}
+	bk, hk := key(base), key(head)
+	headOf := map[string]int{}
+	for j, k := range hk {
+		headOf[k] = j
+	}
+	pairOf := make([]int, len(base))
+	how := make([]string, len(base))
+	usedHead := make([]bool, len(head))
+	for i, k := range bk {
+		pairOf[i] = -1
+		if j, ok := headOf[k]; ok && base[i].RunID != "" {
+			pairOf[i], how[i], usedHead[j] = j, MatchedByRunID, true
+		}
+	}
+	next := 0
+	for i := range base {
+		if pairOf[i] >= 0 {
+			continue
+		}
+		for next < len(head) && usedHead[next] {
+			next++
+		}
+		if next < len(head) {
+			pairOf[i], how[i], usedHead[next] = next, MatchedByPosition, true
+		}
+	}
+	var out []runMatch
+	for i, b := range base {
+		if pairOf[i] >= 0 {
+			out = append(out, runMatch{b, head[pairOf[i]], how[i]})
+		} else {
+			out = append(out, runMatch{b, nil, MatchedBaseOnly})
+		}
+	}
+	for j, h := range head {
+		if !usedHead[j] {
+			out = append(out, runMatch{nil, h, MatchedHeadOnly})
+		}
+	}
+	return out
+}
+
+// diffRun compares one pair of runs.
+func diffRun(base, head *Run, o DiffOptions) RunDiff {
+	rd := RunDiff{Base: base, Head: head}
+	advisoryFails := o.failOn() == FailOnAdvisory
+	var baseF, headF []Finding
+	if base != nil {
+		baseF = uniqueAll(base)
+	}
+	if head != nil {
+		headF = uniqueAll(head)
+		rd.HeadUnmeasured, rd.HeadUnmeasuredWhy = runUnmeasured(head)
+	}
+	inBase := map[string]bool{}
+	for _, f := range baseF {
+		inBase[f.Identity] = true
+	}
+	inHead := map[string]bool{}
+	var persisting []FindingChange
+	for _, f := range headF {
+		inHead[f.Identity] = true
+		gated := !f.Advisory || advisoryFails
+		expired := f.Baseline != nil && f.Baseline.Expired
+		accepted := f.Baseline != nil && !f.Baseline.Expired
+		if inBase[f.Identity] {
+			persisting = append(persisting, FindingChange{Change: ChangePersisting, Finding: f, Fails: gated && expired})
+			continue
+		}
+		rd.Findings = append(rd.Findings, FindingChange{Change: ChangeNew, Finding: f, Fails: gated && !accepted})
+	}
+	rd.Findings = append(rd.Findings, persisting...)
+	for _, f := range baseF {
+		if !inHead[f.Identity] {
+			rd.Findings = append(rd.Findings, FindingChange{Change: ChangeResolved, Finding: f})
+		}
+	}
+
+	switch {
+	case base != nil && head == nil:
+		rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionRunVanished,
+			Sentence: fmt.Sprintf("Base run %s has no counterpart in the head: its checks' evidence vanished.", runLabel(base))})
+	case base != nil && head != nil:
+		diffSide(&rd, "recorded", &base.Recorded, &head.Recorded)
+		if base.Replayed != nil && head.Replayed != nil {
+			diffSide(&rd, "replayed", base.Replayed, head.Replayed)
+		}
+		if head.Recorded.EvidenceMissing && !base.Recorded.EvidenceMissing {
+			rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionEvidenceMissing, Side: "recorded",
+				Sentence: fmt.Sprintf("Evidence missing in the head: its ledger counts %s and its events carry none of the findings.",
+					count(head.Recorded.RowFindings, "failing encounter", "failing encounters"))})
+		}
+	}
+	return rd
+}
+
+// diffSide compares one side's coverage state and ledger rows.
+func diffSide(rd *RunDiff, side string, base, head *Side) {
+	if base.Coverage != head.Coverage {
+		worse := coverageRank(head.Coverage) < coverageRank(base.Coverage)
+		rd.Coverage = append(rd.Coverage, CoverageChange{Side: side, Base: base.Coverage, Head: head.Coverage, Worse: worse})
+		if worse {
+			rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionCoverage, Side: side,
+				Sentence: fmt.Sprintf("Coverage (%s) got worse: %s in the base, %s in the head.", side, base.Coverage, head.Coverage)})
+		}
+	}
+	headRows := map[string]*Row{}
+	for i := range head.Rows {
+		r := &head.Rows[i]
+		if _, ok := headRows[r.Key()]; !ok {
+			headRows[r.Key()] = r
+		}
+	}
+	baseKeys := map[string]bool{}
+	add := func(c CheckChange) {
+		rd.Checks = append(rd.Checks, c)
+		if c.Regression {
+			rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionCheck, Check: rowKey(c.Kind, c.Seam), Side: side, Sentence: c.Sentence})
+		}
+	}
+	for i := range base.Rows {
+		b := &base.Rows[i]
+		key := b.Key()
+		if baseKeys[key] {
+			continue
+		}
+		baseKeys[key] = true
+		h, ok := headRows[key]
+		c := CheckChange{Side: side, Kind: b.Check, Seam: b.Seam, Base: b, Head: h}
+		switch {
+		case !ok:
+			c.Change, c.Regression = CheckVanished, true
+			c.Sentence = fmt.Sprintf("%s (%s): its ledger row vanished — registered in the base (checked %d), absent from the head.", key, side, b.Checked)
+			add(c)
+			continue
+		case b.Checked > 0 && h.Checked <= 0:
+			c.Change, c.Regression = CheckStoppedChecking, true
+			c.Sentence = fmt.Sprintf("%s (%s) stopped checking: checked %d in the base, 0 in the head (%d not-applicable, %d unreachable).", key, side, b.Checked, h.NotApplicable, h.Unreachable)
+			add(c)
+		case b.Checked <= 0 && h.Checked > 0:
+			c.Change = CheckStartedChecking
+			c.Sentence = fmt.Sprintf("%s (%s) started checking: checked 0 in the base, %d in the head.", key, side, h.Checked)
+			add(c)
+		}
+		if h.Unreachable > b.Unreachable {
+			c := CheckChange{Side: side, Kind: b.Check, Seam: b.Seam, Base: b, Head: h, Change: CheckUnreachableGrew, Regression: true,
+				Sentence: fmt.Sprintf("%s (%s): unreachable encounters grew from %d to %d — more of what it should judge went unseen.", key, side, b.Unreachable, h.Unreachable)}
+			add(c)
+		}
+	}
+	for i := range head.Rows {
+		h := &head.Rows[i]
+		if baseKeys[h.Key()] {
+			continue
+		}
+		baseKeys[h.Key()] = true
+		add(CheckChange{Side: side, Kind: h.Check, Seam: h.Seam, Head: h, Change: CheckAppeared,
+			Sentence: fmt.Sprintf("%s (%s) appeared in the head (checked %d); the base had no row for it.", h.Key(), side, h.Checked)})
+	}
+}
+
+func (d *Diff) totals() DiffTotals {
+	var t DiffTotals
+	for _, in := range d.Inputs {
+		if in.Base != nil && in.Base.Error != "" {
+			t.Unreadable++
+		}
+		if in.Head != nil && in.Head.Error != "" {
+			t.Unreadable++
+		}
+		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+			t.HeadUnmeasured++
+		}
+		t.Regressions += len(in.Regressions)
+		for _, rd := range in.Runs {
+			t.Regressions += len(rd.Regressions)
+			if rd.HeadUnmeasured {
+				t.HeadUnmeasured++
+			}
+			for _, fc := range rd.Findings {
+				adv := fc.Finding.Advisory
+				switch fc.Change {
+				case ChangeNew:
+					if adv {
+						t.NewAdvisories++
+					} else {
+						t.NewDefects++
+					}
+				case ChangeResolved:
+					if adv {
+						t.ResolvedAdvisories++
+					} else {
+						t.ResolvedDefects++
+					}
+				case ChangePersisting:
+					if adv {
+						t.PersistingAdvisories++
+					} else {
+						t.PersistingDefects++
+					}
+				}
+				if fc.Change != ChangeResolved && fc.Finding.Baseline != nil && !fc.Finding.Baseline.Expired {
+					t.Baselined++
+				}
+				if fc.Fails {
+					t.Failing++
+				}
+			}
+		}
+	}
+	return t
+}
+
+// ExitCode is the diff's one exit code, the same for every format:
+//   - 2 when an input on either side could not be read;
+//   - 1 when the head carries a failing finding (a new defect the baseline
+//     does not accept, a new advisory under fail-on advisory, or a
+//     finding whose baseline entry expired) or a regression (coverage
+//     worse, a check that stopped checking, a row that vanished, grown
+//     unreachable encounters, evidence newly missing, a run or recording
+//     that vanished);
+//   - 3 when the head is unmeasured (a head run that proves nothing about
+//     its checks having run, or a head input with no run), unless
+//     AllowUnmeasured;
+//   - 0 otherwise: nothing new fails, nothing regressed, the head is
+//     measured. Persisting and resolved findings never fail a diff.
+//
+// Codes combine by the same precedence as analyze: 2 > 1 > 3 > 0.
+func (d *Diff) ExitCode() int {
+	t := d.Totals
+	switch {
+	case t.Unreadable > 0:
+		return ExitUnreadable
+	case t.Failing > 0 || t.Regressions > 0:
+		return ExitDefects
+	case t.HeadUnmeasured > 0 && !d.Options.AllowUnmeasured:
+		return ExitUnmeasured
+	}
+	return ExitGreen
+}
+
+// diffExitMeaning words a diff's exit code.
+func diffExitMeaning(code int) string {
+	switch code {
+	case ExitDefects:
+		return "new defect or regression"
+	case ExitUnreadable:
+		return "unreadable input"
+	case ExitUnmeasured:
+		return "head unmeasured"
+	}
+	return "no regression"
+}
+
+// DiffBound is what a diff without regression does and does not prove.
+const DiffBound = "Bound: no regression means no registered check found a new defect and no check's coverage shrank between these recordings; it does not mean the head holds no context error."
+
+// summaryLine words the totals in one line.
+func (t DiffTotals) summaryLine() string {
+	parts := []string{
+		fmt.Sprintf("defects: %d new, %d resolved, %d persisting", t.NewDefects, t.ResolvedDefects, t.PersistingDefects),
+		fmt.Sprintf("advisories: %d new, %d resolved, %d persisting", t.NewAdvisories, t.ResolvedAdvisories, t.PersistingAdvisories),
+		count(t.Regressions, "regression", "regressions"),
+	}
+	if t.Baselined > 0 {
+		parts = append(parts, fmt.Sprintf("%d baselined", t.Baselined))
+	}
+	if t.Failing > 0 {
+		parts = append(parts, fmt.Sprintf("%d failing", t.Failing))
+	}
+	if t.HeadUnmeasured > 0 {
+		parts = append(parts, fmt.Sprintf("%d unmeasured in the head", t.HeadUnmeasured))
+	}
+	if t.Unreadable > 0 {
+		parts = append(parts, fmt.Sprintf("%d unreadable", t.Unreadable))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// allRegressions lists every regression of the diff in order.
+func (d *Diff) allRegressions() []Regression {
+	var out []Regression
+	for _, in := range d.Inputs {
+		out = append(out, in.Regressions...)
+		for _, rd := range in.Runs {
+			out = append(out, rd.Regressions...)
+		}
+	}
+	return out
+}
+
+// runPairLabel names a run pair: "run-a → run-b", with "—" for a missing
+// side.
+func runPairLabel(rd *RunDiff) string {
+	name := func(r *Run) string {
+		if r == nil {
+			return "—"
+		}
+		return runLabel(r)
+	}
+	if rd.Base != nil && rd.Head != nil && rd.Base.RunID == rd.Head.RunID {
+		return name(rd.Head)
+	}
+	return name(rd.Base) + " → " + name(rd.Head)
+}
+
+// headInputPath names the head's input of a pair for locations, falling
+// back to the base's.
+func (in *InputDiff) headInputPath() string {
+	if in.Head != nil {
+		return in.Head.Path
+	}
+	if in.Base != nil {
+		return in.Base.Path
+	}
+	return ""
+}
+
+// checkKeys lists, in order, the checks a run pair's findings, rows and
+// regressions name.
+func (rd *RunDiff) checkKeys(rules []Rule) [][2]string {
+	var keys [][2]string
+	seen := map[string]bool{}
+	add := func(kind, seam string) {
+		k := rowKey(kind, seam)
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, [2]string{kind, seam})
+		}
+	}
+	for _, r := range rules {
+		add(r.Kind, r.Seam)
+	}
+	for _, run := range []*Run{rd.Base, rd.Head} {
+		if run == nil {
+			continue
+		}
+		for _, row := range run.Recorded.Rows {
+			add(row.Check, row.Seam)
+		}
+		if run.Replayed != nil {
+			for _, row := range run.Replayed.Rows {
+				add(row.Check, row.Seam)
+			}
+		}
+	}
+	for _, fc := range rd.Findings {
+		add(fc.Finding.Kind, fc.Finding.Seam)
+	}
+	return slices.Clip(keys)
+}

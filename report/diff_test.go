@@ -1,0 +1,272 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type diffCase struct {
+	name       string
+	base, head []string
+	// baseRoot and headRoot make it a directory diff.
+	baseRoot, headRoot string
+	opts               Options
+	diff               DiffOptions
+	exit               int
+	golden             bool
+	// want are strings the text rendering must carry.
+	want []string
+	// totals checked when set.
+	totals *DiffTotals
+}
+
+func diffCases() []diffCase {
+	return []diffCase{
+		{name: "self", base: []string{"report/mixed.jsonl"}, head: []string{"report/mixed.jsonl"}, exit: ExitGreen, golden: true,
+			want:   []string{"matched by run id", "PERSISTING defect dangling-reference @compose"},
+			totals: &DiffTotals{PersistingDefects: 3, PersistingAdvisories: 1}},
+		{name: "clean-defect", base: []string{"formats/clean.jsonl"}, head: []string{"formats/defect.jsonl"}, exit: ExitDefects, golden: true,
+			want:   []string{"NEW defect dangling-reference @compose · iteration 2 · line 6 · FAILS"},
+			totals: &DiffTotals{NewDefects: 1, Failing: 1}},
+		{name: "defect-clean", base: []string{"formats/defect.jsonl"}, head: []string{"formats/clean.jsonl"}, exit: ExitGreen,
+			want:   []string{"RESOLVED defect dangling-reference @compose"},
+			totals: &DiffTotals{ResolvedDefects: 1}},
+		{name: "other-iteration-persists", base: []string{"formats/defect.jsonl"}, head: []string{"formats/defect-later.jsonl"}, exit: ExitGreen,
+			want:   []string{"PERSISTING defect dangling-reference @compose · iteration 5"},
+			totals: &DiffTotals{PersistingDefects: 1}},
+		{name: "stopped-checking", base: []string{"formats/clean.jsonl"}, head: []string{"formats/stopped.jsonl"}, exit: ExitDefects, golden: true,
+			want:   []string{"REGRESSION — dangling-reference @compose (recorded) stopped checking: checked 6 in the base, 0 in the head", "Coverage (recorded) got worse: full in the base, partial in the head."},
+			totals: &DiffTotals{Regressions: 2}},
+		{name: "coverage-lost", base: []string{"report/full.jsonl"}, head: []string{"report/no-integrity-events.jsonl"}, exit: ExitDefects,
+			want: []string{"Coverage (recorded) got worse: full in the base, no-integrity-events in the head.", "its ledger row vanished", "HEAD UNMEASURED"}},
+		{name: "head-unmeasured", base: []string{"report/nothing-checked.jsonl"}, head: []string{"report/nothing-checked.jsonl"}, exit: ExitUnmeasured,
+			want: []string{"HEAD UNMEASURED — no check checked anything"}},
+		{name: "head-unmeasured-allowed", base: []string{"report/nothing-checked.jsonl"}, head: []string{"report/nothing-checked.jsonl"}, exit: ExitGreen,
+			diff: DiffOptions{AllowUnmeasured: true}},
+		{name: "unreadable", base: []string{"report/full.jsonl"}, head: []string{"report/missing.jsonl"}, exit: ExitUnreadable,
+			want: []string{"head unreadable"}},
+		{name: "new-advisory", base: []string{"formats/clean.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitGreen,
+			want: []string{"NEW advisory"}},
+		{name: "new-advisory-fails", base: []string{"formats/clean.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitDefects,
+			diff: DiffOptions{FailOn: FailOnAdvisory}, want: []string{"NEW advisory", "FAILS"}},
+		{name: "baseline-accepts-new", base: []string{"formats/clean.jsonl"}, head: []string{"formats/defect.jsonl"}, exit: ExitGreen,
+			opts:   Options{Baseline: &Baseline{Path: "b.json", Entries: []BaselineEntry{{Identity: "dangling-reference @compose [tool screen_fire + tool whats_here]  ", Reason: "known"}}}, Today: testToday},
+			want:   []string{"NEW defect dangling-reference @compose · iteration 2 · line 6 · BASELINED (accepted: known; does not fail)"},
+			totals: &DiffTotals{NewDefects: 1, Baselined: 1}},
+		{name: "baseline-expired-persisting", base: []string{"formats/defect.jsonl"}, head: []string{"formats/defect-later.jsonl"}, exit: ExitDefects,
+			opts: Options{Baseline: &Baseline{Path: "b.json", Entries: []BaselineEntry{{Identity: "dangling-reference @compose [tool screen_fire + tool whats_here]  ", Expires: "2020-02-02"}}}, Today: testToday},
+			want: []string{"PERSISTING defect dangling-reference @compose · iteration 5 · line 7 · ⚠ BASELINE EXPIRED on 2020-02-02 (fails again) · FAILS"}},
+		{name: "directories", baseRoot: "report", headRoot: "formats",
+			base: []string{"report/clean.jsonl", "report/mixed.jsonl"}, head: []string{"formats/clean.jsonl", "formats/defect.jsonl"},
+			exit: ExitDefects, golden: true,
+			want: []string{"INPUT mixed.jsonl (base only", "INPUT defect.jsonl (head only", "REGRESSION — The head has no recording named mixed.jsonl", "NEW defect dangling-reference"}},
+	}
+}
+
+func buildDiff(t *testing.T, dc diffCase) *Diff {
+	t.Helper()
+	// "report/clean.jsonl" does not exist under report/: stand in with
+	// formats/clean.jsonl so the directory case has a matched pair.
+	base := readInputs(t, remap(dc.base))
+	head := readInputs(t, remap(dc.head))
+	for i := range base {
+		setDisplay(&base[i], dc.base[i])
+	}
+	for i := range head {
+		setDisplay(&head[i], dc.head[i])
+	}
+	b := Build(base, testOptions(dc.opts))
+	h := Build(head, testOptions(dc.opts))
+	d := NewDiff(b, h, PairInputs(dc.baseRoot, dc.base, dc.headRoot, dc.head), dc.diff)
+	d.BaseName, d.HeadName = strings.Join(dc.base, " "), strings.Join(dc.head, " ")
+	if dc.baseRoot != "" {
+		d.BaseName, d.HeadName = dc.baseRoot, dc.headRoot
+	}
+	return d
+}
+
+func remap(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		if n == "report/clean.jsonl" {
+			n = "formats/clean.jsonl"
+		}
+		out[i] = n
+	}
+	return out
+}
+
+func setDisplay(in *InputResult, name string) {
+	if in.Stats != nil {
+		in.Stats.Path = name
+	}
+	in.Path = name
+	for i := range in.Runs {
+		in.Runs[i].Input = name
+	}
+}
+
+func renderDiffAll(t *testing.T, d *Diff) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, f := range Formats() {
+		rd, err := NewDiffRenderer(f, testRenderOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := rd.RenderDiff(&b, d); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[f] = b.Bytes()
+	}
+	return out
+}
+
+var diffExt = map[string]string{FormatText: ".txt", FormatJSON: ".json", FormatSARIF: ".sarif.json", FormatJUnit: ".junit.xml", FormatMarkdown: ".md", FormatGitHub: ".github.txt"}
+
+func TestDiff(t *testing.T) {
+	for _, dc := range diffCases() {
+		t.Run(dc.name, func(t *testing.T) {
+			d := buildDiff(t, dc)
+			if got := d.ExitCode(); got != dc.exit {
+				t.Errorf("ExitCode() = %d, want %d", got, dc.exit)
+			}
+			out := renderDiffAll(t, d)
+			text := string(out[FormatText])
+			for _, w := range dc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("text lacks %q:\n%s", w, text)
+				}
+			}
+			if dc.totals != nil {
+				got := d.Totals
+				got.HeadUnmeasured, got.Unreadable = 0, 0
+				if diff := cmp.Diff(*dc.totals, got); diff != "" {
+					t.Errorf("totals (-want +got):\n%s", diff)
+				}
+			}
+			// Every format states the same exit code.
+			var js struct {
+				ExitCode      int    `json:"exitCode"`
+				SchemaVersion int    `json:"schemaVersion"`
+				Report        string `json:"report"`
+			}
+			if err := json.Unmarshal(out[FormatJSON], &js); err != nil || js.ExitCode != dc.exit || js.SchemaVersion != DiffSchemaVersion || js.Report != "diff" {
+				t.Errorf("JSON exitCode %d schema %d report %q (%v)", js.ExitCode, js.SchemaVersion, js.Report, err)
+			}
+			sarif := checkSARIF(t, out[FormatSARIF])
+			if c := sarif.Runs[0].Invocations[0].ExitCode; c != dc.exit {
+				t.Errorf("SARIF exitCode %d", c)
+			}
+			var ju junitDoc
+			if err := xml.Unmarshal(out[FormatJUnit], &ju); err != nil {
+				t.Fatalf("JUnit: %v", err)
+			}
+			if (ju.Failures > 0) != (dc.exit == ExitDefects) && dc.exit != ExitUnreadable {
+				t.Errorf("JUnit failures %d with exit %d", ju.Failures, dc.exit)
+			}
+			for _, f := range []string{FormatText, FormatMarkdown, FormatGitHub} {
+				if !strings.Contains(strings.ToLower(string(out[f])), "exit "+string(rune('0'+dc.exit))) {
+					t.Errorf("%s does not state exit %d", f, dc.exit)
+				}
+				if bytes.ContainsAny(out[f], "\x1b\r") {
+					t.Errorf("%s carries control characters", f)
+				}
+			}
+			if dc.golden {
+				for f, got := range out {
+					compareGolden(t, filepath.Join(formatsGolden, "diff-"+dc.name+diffExt[f]), got)
+				}
+			}
+		})
+	}
+}
+
+// TestDiffSARIFBaselineState: new findings are "new", persisting ones
+// "unchanged", resolved ones "absent", with the same fingerprints on both
+// sides of a persisting defect.
+func TestDiffSARIFBaselineState(t *testing.T) {
+	states := func(base, head string) map[string]string {
+		d := buildDiff(t, diffCase{base: []string{base}, head: []string{head}})
+		doc := checkSARIF(t, renderDiffAll(t, d)[FormatSARIF])
+		out := map[string]string{}
+		for _, r := range doc.Runs[0].Results {
+			out[r.PartialFingerprints[FingerprintKey]] = r.BaselineState
+		}
+		return out
+	}
+	fp := Fingerprint("dangling-reference @compose [tool screen_fire + tool whats_here]  ")
+	for _, tt := range []struct{ base, head, want string }{
+		{"formats/clean.jsonl", "formats/defect.jsonl", "new"},
+		{"formats/defect.jsonl", "formats/defect-later.jsonl", "unchanged"},
+		{"formats/defect.jsonl", "formats/clean.jsonl", "absent"},
+	} {
+		if got := states(tt.base, tt.head)[fp]; got != tt.want {
+			t.Errorf("%s → %s: baselineState %q, want %q", tt.base, tt.head, got, tt.want)
+		}
+	}
+}
+
+func TestPairInputs(t *testing.T) {
+	tests := []struct {
+		name               string
+		baseRoot, headRoot string
+		base, head         []string
+		want               []InputPair
+	}{
+		{name: "two files", base: []string{"a/x.jsonl"}, head: []string{"b/y.jsonl"}, want: []InputPair{{Base: 0, Head: 0}}},
+		{name: "directories", baseRoot: "base", headRoot: "./head/",
+			base: []string{"base/a.jsonl", "base/sub/b.jsonl", "base/c.jsonl"}, head: []string{"head/c.jsonl", "head/sub/b.jsonl", "head/d.jsonl"},
+			want: []InputPair{{Name: "a.jsonl", Base: 0, Head: -1}, {Name: "sub/b.jsonl", Base: 1, Head: 1}, {Name: "c.jsonl", Base: 2, Head: 0}, {Name: "d.jsonl", Base: -1, Head: 2}}},
+		{name: "same name in other directories", baseRoot: "runs/v1", headRoot: "runs/v2",
+			base: []string{"runs/v1/s.jsonl"}, head: []string{"runs/v2/s.jsonl"},
+			want: []InputPair{{Name: "s.jsonl", Base: 0, Head: 0}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := PairInputs(tt.baseRoot, tt.base, tt.headRoot, tt.head)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMatchRuns: runs pair by id when the ids agree, else by position, and
+// leftovers are one-sided.
+func TestMatchRuns(t *testing.T) {
+	run := func(id string) *Run { return &Run{RunID: id} }
+	a, b, c := run("a"), run("b"), run("c")
+	x, y := run("x"), run("y")
+	got := matchRuns([]*Run{a, b, c}, []*Run{x, b, y, run("z")})
+	var desc []string
+	for _, m := range got {
+		name := func(r *Run) string {
+			if r == nil {
+				return "-"
+			}
+			return r.RunID
+		}
+		desc = append(desc, name(m.base)+":"+name(m.head)+":"+m.how)
+	}
+	want := []string{"a:x:position", "b:b:run id", "c:y:position", "-:z:head only"}
+	if diff := cmp.Diff(want, desc); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestValidateDiffOptions(t *testing.T) {
+	if ValidateDiffOptions(DiffOptions{FailOn: FailOnDrift}) == nil {
+		t.Errorf("drift accepted for diff")
+	}
+	if ValidateDiffOptions(DiffOptions{FailOn: FailOnAdvisory}) != nil {
+		t.Errorf("advisory refused")
+	}
+}

@@ -1,0 +1,144 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// RenderDiffText writes the diff for a person: per input pair and run pair,
+// the coverage on each side, the findings new, persisting and resolved, the
+// checks that changed, the regressions, and whether the head is measured;
+// then a closing line with the exit code. Every line passes through
+// Sanitize.
+func RenderDiffText(w io.Writer, d *Diff, o TextOptions) error {
+	t := newTextWriter(w, o)
+	t.line(0, styleBold, fmt.Sprintf("fpcheck diff — base %s → head %s", displayPath(d.BaseName), displayPath(d.HeadName)))
+	for i := range d.Inputs {
+		in := &d.Inputs[i]
+		t.blank()
+		textDiffInput(t, d, in)
+	}
+	t.blank()
+	textDiffBaseline(t, d)
+	code := d.ExitCode()
+	st := styleGreen
+	switch code {
+	case ExitDefects, ExitUnreadable:
+		st = styleDefects
+	case ExitUnmeasured:
+		st = styleUnmeasured
+	}
+	t.line(0, st, fmt.Sprintf("RESULT exit %d (%s) — %s.", code, diffExitMeaning(code), d.Totals.summaryLine()))
+	t.line(0, styleDim, "Exit codes: 0 no regression · 1 a new defect or a coverage regression · 2 unreadable input · 3 head unmeasured. 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
+	t.line(0, styleDim, DiffBound)
+	return t.err
+}
+
+func textDiffInput(t *textWriter, d *Diff, in *InputDiff) {
+	head := "INPUT " + displayPath(in.Name)
+	switch {
+	case in.Base == nil:
+		head += " (head only: no base recording of that name)"
+	case in.Head == nil:
+		head += " (base only: no head recording of that name)"
+	}
+	t.line(0, styleBold, head)
+	for _, side := range []struct {
+		label string
+		in    *Input
+	}{{"base", in.Base}, {"head", in.Head}} {
+		if side.in != nil && side.in.Error != "" {
+			t.line(2, styleDefects, fmt.Sprintf("⚠ %s unreadable: %s. Nothing from it is compared.", side.label, side.in.Error))
+		}
+	}
+	if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+		t.line(2, styleUnmeasured, "⚠ The head holds no run (no-tail): nothing in it is measured.")
+	}
+	for _, r := range in.Regressions {
+		t.line(2, styleDefects, "⚠ REGRESSION — "+r.Sentence)
+	}
+	for i := range in.Runs {
+		t.blank()
+		textDiffRun(t, d, &in.Runs[i])
+	}
+}
+
+func textDiffRun(t *textWriter, d *Diff, rd *RunDiff) {
+	how := rd.MatchedBy
+	if how == MatchedByRunID || how == MatchedByPosition {
+		how = "matched by " + how
+	}
+	t.line(2, styleBold, fmt.Sprintf("RUN %d · %s (%s)", rd.Position, runPairLabel(rd), how))
+	if rd.Base != nil && rd.Head != nil {
+		var parts []string
+		parts = append(parts, fmt.Sprintf("recorded %s → %s", rd.Base.Recorded.Coverage, rd.Head.Recorded.Coverage))
+		if rd.Base.Replayed != nil && rd.Head.Replayed != nil {
+			parts = append(parts, fmt.Sprintf("replayed %s → %s", rd.Base.Replayed.Coverage, rd.Head.Replayed.Coverage))
+		}
+		t.line(4, styleDim, "coverage: "+strings.Join(parts, " · "))
+	}
+	if len(rd.Findings) == 0 {
+		t.line(4, styleDim, "findings: none on either side")
+	}
+	for _, fc := range rd.Findings {
+		st := stylePlain
+		if fc.Fails {
+			st = styleDefects
+		}
+		t.hang(4, 8, st, diffFindingHead(fc))
+		msg := fc.Finding.Message
+		if msg == "" {
+			msg = "⚠ (no message recorded on this finding)"
+		}
+		t.line(8, stylePlain, msg)
+		t.line(8, styleDim, "identity: "+fc.Finding.Identity)
+	}
+	for _, c := range rd.Checks {
+		if !c.Regression {
+			t.line(4, styleDim, c.Sentence)
+		}
+	}
+	for _, r := range rd.Regressions {
+		t.line(4, styleDefects, "⚠ REGRESSION — "+r.Sentence)
+	}
+	if rd.HeadUnmeasured {
+		t.line(4, styleUnmeasured, "⚠ HEAD UNMEASURED — "+rd.HeadUnmeasuredWhy+": nothing proves the head's checks ran.")
+	}
+}
+
+// diffFindingHead words a finding change's first line.
+func diffFindingHead(fc FindingChange) string {
+	f := fc.Finding
+	what := "defect"
+	if f.Advisory {
+		what = "advisory"
+	}
+	s := fmt.Sprintf("%s %s %s @%s", strings.ToUpper(fc.Change), what, orUnrecorded(f.Kind), orUnrecorded(f.Seam))
+	if f.Iteration != nil {
+		s += fmt.Sprintf(" · iteration %d", *f.Iteration)
+	}
+	if f.Line > 0 {
+		s += fmt.Sprintf(" · line %d", f.Line)
+	}
+	if fc.Change != ChangeResolved {
+		s += baselineTag(f)
+	}
+	if fc.Fails {
+		s += " · FAILS"
+	}
+	return s
+}
+
+func textDiffBaseline(t *textWriter, d *Diff) {
+	br := d.Head.Baseline
+	if br == nil {
+		return
+	}
+	head, lines := baselineSentences(br)
+	t.line(0, styleBold, head)
+	for _, l := range lines {
+		t.line(2, noteStyle(l), l)
+	}
+	t.blank()
+}

@@ -1,0 +1,112 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// GitHub Actions workflow commands. The runner reads a command from a line
+// of the step's output that starts with "::"; its data (after the second
+// "::") and its property values have their own escaping, which is what
+// keeps a string from a recording from ending the command or starting
+// another one.
+var (
+	ghData     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+// GitHubData escapes a workflow command's message.
+func GitHubData(s string) string { return ghData.Replace(s) }
+
+// GitHubProperty escapes a workflow command's property value (file, title).
+func GitHubProperty(s string) string { return ghProperty.Replace(s) }
+
+// ghCommand writes one workflow command. Strings from recordings are
+// passed through Sanitize by the caller (the Actions log is a terminal), so
+// only the line breaks this renderer puts in itself become %0A.
+func ghCommand(w *strings.Builder, cmd, file string, line int64, title, msg string) {
+	w.WriteString("::" + cmd)
+	var props []string
+	if file != "" {
+		props = append(props, "file="+GitHubProperty(file))
+		if line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", line))
+		}
+	}
+	if title != "" {
+		props = append(props, "title="+GitHubProperty(title))
+	}
+	if len(props) > 0 {
+		w.WriteString(" " + strings.Join(props, ","))
+	}
+	w.WriteString("::" + GitHubData(msg) + "\n")
+}
+
+// RenderGitHub writes the report as GitHub Actions workflow commands: an
+// ::error per listed real defect (and per expired baseline entry's
+// finding), a ::warning per advisory, a ::notice per unmeasured run or
+// input with no run, an ::error per unreadable input, then one plain
+// closing line with the same counts as the text report. Accepted findings
+// are not annotated; the closing line counts them.
+func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
+	var b strings.Builder
+	for i, idx := range runsByInput(r) {
+		in := r.Inputs[i]
+		file := Sanitize(displayRel(in.Path, o.Root))
+		switch {
+		case in.Error != "":
+			ghCommand(&b, "error", file, 0, "fpcheck: unreadable input",
+				Sanitize("Unreadable: "+in.Error+". Nothing from this input was judged."))
+		case in.RunCount == 0:
+			ghCommand(&b, "notice", file, 0, "fpcheck: unmeasured",
+				Sanitize(displayPath(in.Path)+" holds no run (no-tail): no evidence, not a clean run."))
+		}
+		for _, ri := range idx {
+			run := &r.Runs[ri]
+			file := Sanitize(displayRel(run.Input, o.Root))
+			for _, f := range uniqueFindings(run) {
+				if f.Baseline != nil && !f.Baseline.Expired {
+					continue
+				}
+				cmd, what := "error", "defect"
+				if f.Advisory {
+					cmd, what = "warning", "advisory"
+				}
+				title := fmt.Sprintf("fpcheck %s: %s @%s", what, orUnrecorded(f.Kind), orUnrecorded(f.Seam))
+				msg := f.Message
+				if msg == "" {
+					msg = "(no message recorded)"
+				}
+				detail := []string{Sanitize(msg), Sanitize("run " + runLabel(run) + " · identity " + f.Identity)}
+				if f.Baseline != nil {
+					detail = append(detail, "The baseline entry for this finding expired on "+Sanitize(f.Baseline.Expires)+"; it fails again.")
+				}
+				ghCommand(&b, cmd, file, f.Line, Sanitize(title), strings.Join(detail, "\n"))
+			}
+			if run.Verdict == VerdictUnmeasured {
+				line := int64(0)
+				if run.LineNumbers {
+					line = run.FirstLine
+				}
+				ghCommand(&b, "notice", file, line, "fpcheck: unmeasured",
+					Sanitize(fmt.Sprintf("Run %s is unmeasured: %s. No evidence its checks ran, not a clean run.", runLabel(run), unmeasuredWhy(run))))
+			}
+		}
+	}
+	if br := r.Baseline; br != nil {
+		for _, e := range br.Stale {
+			ghCommand(&b, "notice", "", 0, "fpcheck: stale baseline entry",
+				Sanitize("No longer found, remove it from "+br.Path+": "+e.Identity))
+		}
+	}
+	s := r.Summarize()
+	b.WriteString(Sanitize(fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), mdPlainSummary(r, s))) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdPlainSummary is the summary line without markdown escaping.
+func mdPlainSummary(r *Report, s Summary) string {
+	return mdSummaryLine(r, s)
+}

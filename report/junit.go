@@ -1,0 +1,346 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fpcheck/fpcheck/checks"
+)
+
+// The JUnit XML shapes. Test runners in CI (GitLab's artifacts:reports:junit,
+// Jenkins, the JUnit views of most services) read this common subset: a
+// testsuites root with totals, a testsuite per input, a testcase per check
+// per run, and failure, error and skipped children.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemOut  string           `xml:"system-out,omitempty"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+func (s *junitSuite) add(c junitCase) {
+	s.Tests++
+	switch {
+	case c.Failure != nil:
+		s.Failures++
+	case c.Error != nil:
+		s.Errors++
+	case c.Skipped != nil:
+		s.Skipped++
+	}
+	s.Cases = append(s.Cases, c)
+}
+
+func (s *junitSuites) add(suite junitSuite) {
+	s.Tests += suite.Tests
+	s.Failures += suite.Failures
+	s.Errors += suite.Errors
+	s.Skipped += suite.Skipped
+	s.Suites = append(s.Suites, suite)
+}
+
+func (s *junitSuites) write(w io.Writer) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// RenderJUnit writes the report as JUnit XML: one testsuite per input, one
+// testcase per check per run, named "kind@seam" with the run id as class
+// name. A check fails with the run's failing findings of its kind and seam
+// (or with evidence its ledger counts and the events lack); it is skipped
+// when it was not measured in the run (no ledger row, a row that checked
+// nothing, or no evidence at all); it passes when it checked something and
+// nothing of it fails the gate. An unreadable input is one errored case and
+// an input with no run one skipped case. Strings from recordings pass
+// through Sanitize: CI pages show them.
+func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
+	suites := junitSuites{Name: "fpcheck"}
+	rules := o.rules()
+	for i, idx := range runsByInput(r) {
+		in := r.Inputs[i]
+		suite := junitSuite{Name: Sanitize(displayPath(in.Path))}
+		if in.Format != "" {
+			suite.Properties = &junitProperties{Property: []junitProperty{{Name: "format", Value: in.Format}}}
+		}
+		if len(in.Notes) > 0 {
+			suite.SystemOut = sanitizeLines(in.Notes)
+		}
+		switch {
+		case in.Error != "":
+			suite.add(junitCase{Name: "read", Classname: Sanitize(displayPath(in.Path)), Error: &junitProblem{
+				Message: "unreadable input", Type: "unreadable", Text: Sanitize(in.Error) + "\nNothing from this input was judged."}})
+		case in.RunCount == 0:
+			suite.add(junitCase{Name: "evidence", Classname: Sanitize(displayPath(in.Path)), Skipped: &junitSkipped{
+				Message: "no run in this input (no-tail): no evidence, not a clean run"}})
+		}
+		for _, ri := range idx {
+			for _, c := range junitRunCases(r, &r.Runs[ri], rules) {
+				suite.add(c)
+			}
+		}
+		suites.add(suite)
+	}
+	return suites.write(w)
+}
+
+// junitRunCases is one testcase per check of the run: the registered
+// checks in registry order, then any other check the run's ledgers or
+// findings name.
+func junitRunCases(r *Report, run *Run, rules []Rule) []junitCase {
+	var keys [][2]string
+	seen := map[string]bool{}
+	add := func(kind, seam string) {
+		k := checks.Key(kind, seam)
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, [2]string{kind, seam})
+		}
+	}
+	for _, rule := range rules {
+		add(rule.Kind, rule.Seam)
+	}
+	for _, row := range run.Recorded.Rows {
+		add(row.Check, row.Seam)
+	}
+	if run.Replayed != nil {
+		for _, row := range run.Replayed.Rows {
+			add(row.Check, row.Seam)
+		}
+	}
+	all := uniqueAll(run)
+	for _, f := range all {
+		add(f.Kind, f.Seam)
+	}
+	class := Sanitize(runLabel(run))
+	var out []junitCase
+	for _, k := range keys {
+		kind, seam := k[0], k[1]
+		c := junitCase{Name: Sanitize(checks.Key(kind, seam)), Classname: class}
+		var failing, shown []Finding
+		for _, f := range all {
+			if f.Kind != kind || f.Seam != seam {
+				continue
+			}
+			if r.Fails(f) {
+				failing = append(failing, f)
+			} else {
+				shown = append(shown, f)
+			}
+		}
+		recRow, recOK := sideRow(&run.Recorded, kind, seam)
+		missing := run.Recorded.EvidenceMissing && recOK && recRow.Findings > 0
+		switch {
+		case len(failing) > 0 || missing:
+			c.Failure = junitFailure(failing, missing, recRow)
+		case run.CheckerDead != "":
+			c.Skipped = &junitSkipped{Message: Sanitize("unmeasured: dead checker: " + run.CheckerDead)}
+		default:
+			if why, measured := checkMeasured(run, kind, seam); !measured {
+				c.Skipped = &junitSkipped{Message: Sanitize("unmeasured: " + why)}
+			}
+		}
+		if len(shown) > 0 {
+			c.SystemOut = findingLines(shown)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func junitFailure(failing []Finding, missing bool, row Row) *junitProblem {
+	p := &junitProblem{Type: "defect"}
+	var parts []string
+	defects, advisories := 0, 0
+	for _, f := range failing {
+		if f.Advisory {
+			advisories++
+		} else {
+			defects++
+		}
+	}
+	if defects > 0 {
+		parts = append(parts, count(defects, "defect", "defects"))
+	}
+	if advisories > 0 {
+		parts = append(parts, count(advisories, "advisory", "advisories")+" (failing under --fail-on)")
+		if defects == 0 {
+			p.Type = "advisory"
+		}
+	}
+	text := findingLines(failing)
+	if missing {
+		parts = append(parts, "evidence missing")
+		if len(failing) == 0 {
+			p.Type = "evidence-missing"
+		}
+		text += fmt.Sprintf("Evidence missing: the ledger counts %s for this check, and the run's events carry none of the findings.\n",
+			count(row.Findings, "failing encounter", "failing encounters"))
+	}
+	p.Message = strings.Join(parts, ", ")
+	p.Text = text
+	return p
+}
+
+// checkMeasured reports whether a check checked something in the run, on
+// either side, and otherwise says why it is unmeasured.
+func checkMeasured(run *Run, kind, seam string) (string, bool) {
+	var why []string
+	sides := []struct {
+		label string
+		side  *Side
+	}{{"recorded", &run.Recorded}}
+	if run.Replayed != nil {
+		sides = append(sides, struct {
+			label string
+			side  *Side
+		}{"replayed", run.Replayed})
+	}
+	for _, s := range sides {
+		row, ok := sideRow(s.side, kind, seam)
+		switch {
+		case ok && row.Checked > 0:
+			return "", true
+		case ok && row.State == RowNeverRan:
+			why = append(why, s.label+": registered but never ran (no encounter of any kind)")
+		case ok:
+			why = append(why, fmt.Sprintf("%s: checked nothing (%d not-applicable, %d unreachable)", s.label, row.NotApplicable, row.Unreachable))
+		case s.side.Coverage.Unmeasured() && len(s.side.Rows) == 0:
+			why = append(why, s.label+": "+unmeasuredReason(s.side))
+		default:
+			why = append(why, s.label+": no ledger row, so this check did not run")
+		}
+	}
+	return strings.Join(why, "; "), false
+}
+
+func sideRow(s *Side, kind, seam string) (Row, bool) {
+	for _, row := range s.Rows {
+		if row.Check == kind && row.Seam == seam {
+			return row, true
+		}
+	}
+	return Row{}, false
+}
+
+// uniqueAll is every real finding of the run, one per identity, whatever
+// the kind filter or limit showed: JUnit judges per check, and a filter
+// never changes what is judged.
+func uniqueAll(run *Run) []Finding {
+	src := run.allFindings
+	if src == nil {
+		src = run.Findings
+	}
+	var out []Finding
+	seen := map[string]bool{}
+	for _, f := range src {
+		if f.Synthetic || seen[f.Identity] {
+			continue
+		}
+		seen[f.Identity] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// findingLines lists findings one per line for plain-text CI fields.
+func findingLines(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(Sanitize(findingOneLine(f)))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// findingOneLine words a finding in one line: kind, seam, where, message,
+// identity and baseline state.
+func findingOneLine(f Finding) string {
+	var b strings.Builder
+	if f.Advisory {
+		b.WriteString("ADVISORY ")
+	}
+	fmt.Fprintf(&b, "%s @%s", orUnrecorded(f.Kind), orUnrecorded(f.Seam))
+	if f.Iteration != nil {
+		fmt.Fprintf(&b, " · iteration %d", *f.Iteration)
+	}
+	if f.Line > 0 {
+		fmt.Fprintf(&b, " · line %d", f.Line)
+	}
+	msg := f.Message
+	if msg == "" {
+		msg = "(no message recorded)"
+	}
+	b.WriteString(": " + msg)
+	b.WriteString(" [identity: " + f.Identity + "]")
+	b.WriteString(baselineTag(f))
+	return b.String()
+}
+
+func orUnrecorded(s string) string {
+	if s == "" {
+		return "(not recorded)"
+	}
+	return s
+}
+
+func sanitizeLines(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(Sanitize(l))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

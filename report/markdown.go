@@ -1,0 +1,293 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// mdReplacer escapes what GitHub-flavoured markdown would otherwise read as
+// markup in a string from a recording: emphasis, code spans, links, HTML,
+// table cell borders, strikethrough, math and @-mentions (including the
+// "@seam" in "kind @seam"). It runs after
+// Sanitize, so no newline or control character is left to break a table
+// row or a list item.
+var mdReplacer = strings.NewReplacer(
+	`\`, `\\`,
+	"`", "\\`",
+	"*", `\*`,
+	"_", `\_`,
+	"[", `\[`,
+	"]", `\]`,
+	"|", `\|`,
+	"~", `\~`,
+	"$", `\$`,
+	"<", "&lt;",
+	">", "&gt;",
+	"&", "&amp;",
+	// A zero-width space after "@" keeps "@name" from notifying a
+	// GitHub user: entities and backslashes are decoded before mentions
+	// are linked, so neither would stop it.
+	"@", "@\u200b",
+)
+
+// MarkdownEscape makes a string from a recording safe inside markdown text
+// and table cells: control and bidirectional characters are made visible
+// (Sanitize) and markdown metacharacters are escaped.
+func MarkdownEscape(s string) string {
+	return mdReplacer.Replace(Sanitize(s))
+}
+
+// mdWriter keeps the first write error.
+type mdWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (m *mdWriter) printf(format string, a ...any) {
+	if m.err == nil {
+		_, m.err = fmt.Fprintf(m.w, format, a...)
+	}
+}
+
+func (m *mdWriter) line(s string) { m.printf("%s\n", s) }
+
+func verdictMark(v Verdict, allow bool) string {
+	switch v {
+	case VerdictDefects:
+		return "❌ defects"
+	case VerdictUnmeasured:
+		if allow {
+			return "⚠️ unmeasured (allowed)"
+		}
+		return "⚠️ unmeasured"
+	}
+	return "✅ green"
+}
+
+func exitMark(code int) string {
+	switch code {
+	case ExitDefects:
+		return "❌"
+	case ExitUnreadable:
+		return "⛔"
+	case ExitUnmeasured:
+		return "⚠️"
+	}
+	return "✅"
+}
+
+// coverageCell words a run's coverage for a table cell: the recorded
+// state with how many registered checks checked something, and the
+// replayed one beside it when there is a replay.
+func coverageCell(run *Run) (string, string) {
+	side := func(s *Side) string {
+		if len(s.Rows) == 0 {
+			return string(s.Coverage)
+		}
+		return fmt.Sprintf("%s (%d of %d)", s.Coverage, s.Checking, len(s.Rows))
+	}
+	if run.Replayed == nil {
+		return side(&run.Recorded), ""
+	}
+	return side(&run.Recorded), side(run.Replayed)
+}
+
+// RenderMarkdown writes the report as GitHub-flavoured markdown for
+// $GITHUB_STEP_SUMMARY or a pull-request comment: the result line, a table
+// of every input and run, then per run that is not a plain green its
+// headline and findings, the baseline's account, and the bound.
+func RenderMarkdown(w io.Writer, r *Report) error {
+	m := &mdWriter{w: w}
+	s := r.Summarize()
+	m.line("## fpcheck · find_context_errors")
+	m.line("")
+	m.line(fmt.Sprintf("**%s Exit %d — %s.** %s", exitMark(s.ExitCode), s.ExitCode, exitMeaning(s.ExitCode), mdSummaryLine(r, s)))
+	m.line("")
+	replayed := false
+	for _, run := range r.Runs {
+		if run.Replayed != nil {
+			replayed = true
+		}
+	}
+	head := []string{"input", "run", "coverage", "defects", "advisories"}
+	align := []string{"---", "---", "---", "---:", "---:"}
+	if replayed {
+		head = slices.Insert(head, 2, "recorded coverage")
+		head[3] = "replayed coverage"
+		align = slices.Insert(align, 2, "---")
+	}
+	if r.Baseline != nil {
+		head, align = append(head, "baselined"), append(align, "---:")
+	}
+	head, align = append(head, "verdict"), append(align, "---")
+	cells := func(c ...string) { m.line("| " + strings.Join(c, " | ") + " |") }
+	cells(head...)
+	cells(align...)
+	for i, idx := range runsByInput(r) {
+		in := r.Inputs[i]
+		path := MarkdownEscape(displayPath(in.Path))
+		dash := slices.Repeat([]string{"—"}, len(head)-2)
+		switch {
+		case in.Error != "":
+			cells(append(append([]string{path}, dash...), "⛔ unreadable")...)
+		case in.RunCount == 0:
+			cells(append(append([]string{path}, dash...), verdictMark(VerdictUnmeasured, r.Options.AllowUnmeasured)+" (no run)")...)
+		}
+		for _, ri := range idx {
+			run := &r.Runs[ri]
+			rec, rep := coverageCell(run)
+			row := []string{path, MarkdownEscape(runLabel(run)), rec}
+			if replayed {
+				if rep == "" {
+					rep = "—"
+				}
+				row = append(row, rep)
+			}
+			row = append(row, fmt.Sprint(run.Defects), fmt.Sprint(run.Advisories))
+			if r.Baseline != nil {
+				row = append(row, fmt.Sprint(run.Baselined))
+			}
+			cells(append(row, verdictMark(run.Verdict, r.Options.AllowUnmeasured))...)
+		}
+	}
+	for i := range r.Inputs {
+		in := &r.Inputs[i]
+		if in.Error != "" {
+			m.line("")
+			m.line(fmt.Sprintf("### ⛔ %s", MarkdownEscape(displayPath(in.Path))))
+			m.line("")
+			m.line("Unreadable: " + MarkdownEscape(in.Error) + ". Nothing from this input was judged.")
+		}
+	}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Verdict == VerdictGreen && len(run.Findings) == 0 {
+			continue
+		}
+		m.line("")
+		m.line(fmt.Sprintf("### %s %s · %s", exitMark(verdictCode(run.Verdict)), MarkdownEscape(displayPath(run.Input)), MarkdownEscape(runLabel(run))))
+		m.line("")
+		m.line(MarkdownEscape(run.Headline))
+		if run.Verdict == VerdictUnmeasured {
+			m.line("")
+			m.line("Unmeasured: " + MarkdownEscape(unmeasuredWhy(run)) + ".")
+		}
+		if len(run.Findings) > 0 {
+			m.line("")
+			for _, f := range run.Findings {
+				m.line("- " + mdFinding(r, f))
+			}
+			if run.Omitted > 0 {
+				m.line(fmt.Sprintf("- … %s not listed (limit %d)", count(run.Omitted, "more finding", "more findings"), r.Options.Limit))
+			}
+		}
+		var warn []string
+		for _, n := range run.Notes {
+			if strings.HasPrefix(n, "⚠") {
+				warn = append(warn, n)
+			}
+		}
+		if len(warn) > 0 {
+			m.line("")
+			for _, n := range warn {
+				m.line("> " + MarkdownEscape(n))
+			}
+		}
+	}
+	if br := r.Baseline; br != nil {
+		head, lines := baselineSentences(br)
+		m.line("")
+		m.line("### Baseline")
+		m.line("")
+		m.line(MarkdownEscape(head))
+		if len(lines) > 0 {
+			m.line("")
+			for _, l := range lines {
+				m.line("- " + MarkdownEscape(l))
+			}
+		}
+	}
+	m.line("")
+	m.line("> " + MarkdownEscape(Bound))
+	return m.err
+}
+
+// mdFinding words one listed finding as a list item.
+func mdFinding(r *Report, f Finding) string {
+	mark := "❌"
+	switch {
+	case f.Synthetic:
+		mark = "🧪 synthetic canary (quarantined)"
+	case f.Baseline != nil && !f.Baseline.Expired:
+		mark = "☑️ baselined"
+	case f.Advisory && !r.Fails(f):
+		mark = "💬 advisory"
+	case f.Advisory:
+		mark = "❌ advisory"
+	}
+	var where []string
+	if f.Iteration != nil {
+		where = append(where, fmt.Sprintf("iteration %d", *f.Iteration))
+	}
+	if f.Line > 0 {
+		where = append(where, fmt.Sprintf("line %d", f.Line))
+	}
+	if f.Source != "" && f.Source != "recorded" {
+		where = append(where, MarkdownEscape(f.Source))
+	}
+	s := fmt.Sprintf("%s **%s**", mark, MarkdownEscape(orUnrecorded(f.Kind)+" @"+orUnrecorded(f.Seam)))
+	if len(where) > 0 {
+		s += " · " + strings.Join(where, " · ")
+	}
+	msg := f.Message
+	if msg == "" {
+		msg = "(no message recorded)"
+	}
+	s += " — " + MarkdownEscape(msg)
+	if tag := baselineTag(f); tag != "" {
+		s += " _" + MarkdownEscape(strings.TrimPrefix(tag, " · ")) + "_"
+	}
+	return s
+}
+
+// mdSummaryLine is the closing line's counts.
+func mdSummaryLine(r *Report, s Summary) string {
+	line := count(s.Inputs, "input", "inputs")
+	var flaws []string
+	if s.Unreadable > 0 {
+		flaws = append(flaws, fmt.Sprintf("%d unreadable", s.Unreadable))
+	}
+	if s.Empty > 0 {
+		flaws = append(flaws, fmt.Sprintf("%d with no run", s.Empty))
+	}
+	if len(flaws) > 0 {
+		line += " (" + strings.Join(flaws, ", ") + ")"
+	}
+	line += ", " + count(s.Runs, "run", "runs")
+	var parts []string
+	if s.Green > 0 {
+		parts = append(parts, fmt.Sprintf("%d green", s.Green))
+	}
+	if s.Defects > 0 {
+		parts = append(parts, fmt.Sprintf("%d with defects", s.Defects))
+	}
+	if s.Unmeasured > 0 {
+		parts = append(parts, fmt.Sprintf("%d unmeasured", s.Unmeasured))
+	}
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	defects, advisories, baselined := 0, 0, 0
+	for _, run := range r.Runs {
+		defects += run.Defects
+		advisories += run.Advisories
+		baselined += run.Baselined
+	}
+	line += fmt.Sprintf(" · %s, %s", count(defects, "defect", "defects"), count(advisories, "advisory", "advisories"))
+	if baselined > 0 {
+		line += fmt.Sprintf(", %d baselined", baselined)
+	}
+	return line + "."
+}

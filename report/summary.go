@@ -1,0 +1,209 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// InputSummary is one input's outcome in a line: what a CI log of many
+// recordings shows per recording before the aggregate.
+type InputSummary struct {
+	Path string
+	// Error is why the input could not be read; empty when it was.
+	Error string
+	Runs  int
+	// Green, WithDefects and Unmeasured count the input's runs by verdict.
+	Green, WithDefects, Unmeasured int
+	// Defects, Advisories and Baselined sum the runs' distinct counts.
+	Defects, Advisories, Baselined int
+	// ExitCode is the code this input alone would give, under the same
+	// rules and precedence as Report.ExitCode.
+	ExitCode int
+}
+
+// runsByInput returns, for each input, the indices of its runs in r.Runs.
+// Build appends each input's runs contiguously, RunCount of them.
+func runsByInput(r *Report) [][]int {
+	out := make([][]int, len(r.Inputs))
+	next := 0
+	for i, in := range r.Inputs {
+		for j := 0; j < in.RunCount && next < len(r.Runs); j++ {
+			out[i] = append(out[i], next)
+			next++
+		}
+	}
+	return out
+}
+
+// InputSummaries counts each input's runs by outcome, in input order.
+func (r *Report) InputSummaries() []InputSummary {
+	var out []InputSummary
+	for i, idx := range runsByInput(r) {
+		in := r.Inputs[i]
+		s := InputSummary{Path: in.Path, Error: in.Error, Runs: len(idx)}
+		code := ExitGreen
+		raise := func(c int) {
+			if c == ExitUnmeasured && r.Options.AllowUnmeasured {
+				c = ExitGreen
+			}
+			if exitRank(c) > exitRank(code) {
+				code = c
+			}
+		}
+		switch {
+		case in.Error != "":
+			raise(ExitUnreadable)
+		case in.RunCount == 0:
+			raise(ExitUnmeasured)
+		}
+		for _, ri := range idx {
+			run := &r.Runs[ri]
+			switch run.Verdict {
+			case VerdictDefects:
+				s.WithDefects++
+			case VerdictUnmeasured:
+				s.Unmeasured++
+			default:
+				s.Green++
+			}
+			s.Defects += run.Defects
+			s.Advisories += run.Advisories
+			s.Baselined += run.Baselined
+			raise(verdictCode(run.Verdict))
+		}
+		s.ExitCode = code
+		out = append(out, s)
+	}
+	return out
+}
+
+// Line words the summary in one line (without the path).
+func (s InputSummary) Line() string {
+	if s.Error != "" {
+		return "unreadable: " + s.Error
+	}
+	if s.Runs == 0 {
+		return "no run (no-tail): no evidence, not a clean run"
+	}
+	var parts []string
+	if s.Green > 0 {
+		parts = append(parts, fmt.Sprintf("%d green", s.Green))
+	}
+	if s.WithDefects > 0 {
+		parts = append(parts, fmt.Sprintf("%d with defects", s.WithDefects))
+	}
+	if s.Unmeasured > 0 {
+		parts = append(parts, fmt.Sprintf("%d unmeasured", s.Unmeasured))
+	}
+	line := count(s.Runs, "run", "runs") + ": " + strings.Join(parts, ", ")
+	var counts []string
+	if s.Defects > 0 {
+		counts = append(counts, count(s.Defects, "defect", "defects"))
+	}
+	if s.Advisories > 0 {
+		counts = append(counts, count(s.Advisories, "advisory", "advisories"))
+	}
+	if s.Baselined > 0 {
+		counts = append(counts, fmt.Sprintf("%d baselined", s.Baselined))
+	}
+	if len(counts) > 0 {
+		line += " (" + strings.Join(counts, ", ") + ")"
+	}
+	return line
+}
+
+// textExtras writes what comes between the runs and the closing line: the
+// baseline's account, and with several inputs one line per input, so a CI
+// log of many recordings ends with a scannable list before the aggregate.
+func textExtras(t *textWriter, r *Report) {
+	if br := r.Baseline; br != nil {
+		head, lines := baselineSentences(br)
+		t.blank()
+		st := styleBold
+		if len(br.Expired) > 0 {
+			st = styleDefects
+		}
+		t.line(0, st, head)
+		for _, l := range lines {
+			t.line(2, noteStyle(l), l)
+		}
+	}
+	if len(r.Inputs) < 2 {
+		return
+	}
+	t.blank()
+	t.line(0, styleBold, "PER INPUT (exit code each input alone would give)")
+	for _, s := range r.InputSummaries() {
+		st := styleGreen
+		switch s.ExitCode {
+		case ExitDefects, ExitUnreadable:
+			st = styleDefects
+		case ExitUnmeasured:
+			st = styleUnmeasured
+		}
+		t.line(2, st, fmt.Sprintf("exit %d  %s — %s", s.ExitCode, displayPath(s.Path), s.Line()))
+	}
+}
+
+// baselineTag marks a listed finding the baseline names.
+func baselineTag(f Finding) string {
+	b := f.Baseline
+	switch {
+	case b == nil:
+		return ""
+	case b.Expired:
+		return " · ⚠ BASELINE EXPIRED on " + b.Expires + " (fails again)"
+	}
+	s := " · BASELINED (accepted"
+	if b.Reason != "" {
+		s += ": " + b.Reason
+	}
+	if b.Expires != "" {
+		s += "; until " + b.Expires
+	}
+	return s + "; does not fail)"
+}
+
+// Fails reports whether a finding of the run counts against the gate: a
+// real finding the baseline does not accept that is a defect, or an
+// advisory under --fail-on advisory or drift (drift includes advisory).
+// Renderers use it to tell a failing finding from one that is only shown;
+// it agrees with the verdict by construction.
+func (r *Report) Fails(f Finding) bool {
+	if f.Synthetic || (f.Baseline != nil && !f.Baseline.Expired) {
+		return false
+	}
+	return !f.Advisory || r.Options.failOn() != FailOnDefect
+}
+
+// uniqueFindings returns the run's listed real findings, one per identity
+// (the first listing of each), with synthetic canaries left out: the
+// machine formats report one result per defect per run.
+func uniqueFindings(run *Run) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	for _, f := range run.Findings {
+		if f.Synthetic || seen[f.Identity] {
+			continue
+		}
+		seen[f.Identity] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// runLabel names a run for one-line formats.
+func runLabel(run *Run) string {
+	if run.RunID == "" {
+		return "(no run id)"
+	}
+	return run.RunID
+}
+
+// unmeasuredWhy says why a run is unmeasured, in words.
+func unmeasuredWhy(run *Run) string {
+	if run.CheckerDead != "" {
+		return "dead checker: " + run.CheckerDead
+	}
+	return unmeasuredReason(&run.Recorded)
+}
