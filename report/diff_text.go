@@ -30,7 +30,7 @@ func RenderDiffText(w io.Writer, d *Diff, o TextOptions) error {
 		st = styleUnmeasured
 	}
 	t.line(0, st, fmt.Sprintf("RESULT exit %d (%s) — %s.", code, diffExitMeaning(code), d.Totals.summaryLine()))
-	t.line(0, styleDim, "Exit codes: 0 no regression · 1 a new defect or a coverage regression · 2 unreadable input · 3 head unmeasured. 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
+	t.line(0, styleDim, "Exit codes: 0 no regression · 1 a new defect or a coverage regression · 2 usage or unreadable input · 3 head unmeasured. 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
 	t.line(0, styleDim, DiffBound)
 	return t.err
 }

@@ -429,7 +429,7 @@ func textSummary(t *textWriter, r *Report) {
 		st = styleUnmeasured
 	}
 	t.line(0, st, line)
-	t.line(0, styleDim, "Exit codes: 0 bounded green · 1 defects · 2 unreadable input · 3 unmeasured. With several inputs or runs, 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
+	t.line(0, styleDim, "Exit codes: 0 bounded green · 1 defects · 2 usage or unreadable input · 3 unmeasured (4: an internal error). With several inputs or runs, 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
 }
 
 // unmeasuredReason names what is missing for a run to count as measured.
