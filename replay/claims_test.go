@@ -15,8 +15,8 @@ import (
 const claimsRoot = "../testdata/recordings/claims"
 
 type validatedRun struct {
-	Run        string             `json:"run"`
-	Error      string             `json:"error,omitempty"`
+	Run      string    `json:"run"`
+	Error    string    `json:"error,omitempty"`
 	Evidence *Evidence `json:"evidence"`
 }
 

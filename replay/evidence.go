@@ -135,7 +135,7 @@ func recordedOnlyWhy(f checks.Finding, replayed *Evidence) (string, bool) {
 	row, ok := replayed.Disposition.Row(f.Kind, f.Seam)
 	switch {
 	case !ok:
-		return "no check in this build replays " + f.Kind + " @" + f.Seam, false
+		return "no check in this build replays " + orUnknown(f.Kind) + " @" + orUnknown(f.Seam), false
 	case row.Checked == 0 && row.NotApplicable > 0:
 		return "the check was not armed for the replay: declare what arms it (see fpcheck checks)", false
 	case row.Checked == 0 && row.Unreachable > 0:
@@ -157,7 +157,7 @@ func replayedOnlyWhy(f checks.Finding, recorded *Evidence) (string, bool) {
 	row, ok := recorded.Disposition.Row(f.Kind, f.Seam)
 	switch {
 	case !ok:
-		return "newer check: the live build did not register " + f.Kind + " @" + f.Seam, false
+		return "newer check: the live build did not register " + orUnknown(f.Kind) + " @" + orUnknown(f.Seam), false
 	case row.Checked == 0 && row.NotApplicable > 0:
 		return "the check was unarmed in the live run", false
 	case row.Checked == 0 && row.Unreachable > 0:
@@ -166,4 +166,12 @@ func replayedOnlyWhy(f checks.Finding, recorded *Evidence) (string, bool) {
 		return "the live check fired but its finding is not in the recording (evidence missing or another identity)", false
 	}
 	return "drift: the live check ran and filed nothing here", true
+}
+
+// orUnknown stands in for a kind or seam the recording did not state.
+func orUnknown(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
 }

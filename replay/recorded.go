@@ -133,7 +133,16 @@ func recordedDisposition(payload json.RawMessage) *Disposition {
 	}
 	d.Rows = make([]checks.Row, 0, len(items))
 	for _, item := range items {
+		// An item that is not an object names no check: counting it as a
+		// row would invent a registered check that never ran. The loader
+		// reports the wrong type.
+		if recKind(item) != '{' {
+			continue
+		}
 		d.Rows = append(d.Rows, recordedRow(item))
+	}
+	if len(items) > 0 && len(d.Rows) == 0 {
+		d.Rows, d.RowsMalformed = nil, true
 	}
 	return d
 }
@@ -242,7 +251,12 @@ func recFloatInt(v float64) *int64 {
 	return &n
 }
 
-// recCounter reads a ledger counter; anything that is not a usable number
+// maxCounter is the largest count a JavaScript ledger can hold exactly
+// (Number.MAX_SAFE_INTEGER); a larger or negative value is no count at all.
+const maxCounter = 1<<53 - 1
+
+// recCounter reads a ledger counter; anything that is not a usable count
+// (not a number, negative, or beyond what the producer could have counted)
 // counts 0, and a fractional count is cut to its whole part.
 func recCounter(raw json.RawMessage) int64 {
 	v, ok := recNumber(raw)
@@ -250,11 +264,8 @@ func recCounter(raw json.RawMessage) int64 {
 		return 0
 	}
 	v = math.Trunc(v)
-	switch {
-	case v >= 1<<63:
-		return math.MaxInt64
-	case v < -(1 << 63):
-		return math.MinInt64
+	if v < 0 || v > maxCounter {
+		return 0
 	}
 	return int64(v)
 }

@@ -139,9 +139,20 @@ func TestRecordedDisposition(t *testing.T) {
 		{
 			name:    "rows read leniently",
 			payload: `{"rows":[7,{"check":1,"seam":"wire","checked":"3","findings":2.9,"notApplicable":null,"unreachable":1e400,"synthetic":-1,"lastFiredAt":"now"}]}`,
+			// 7 names no check and is no row; -1 and 1e400 are no counts.
 			want: &Disposition{Posture: "unknown", Rows: []checks.Row{
-				{}, {Seam: "wire", Findings: 2, Synthetic: -1},
+				{Seam: "wire", Findings: 2},
 			}},
+		},
+		{
+			name:    "rows that are none of them objects",
+			payload: `{"rows":[null,"row",[]]}`,
+			want:    &Disposition{Posture: "unknown", RowsMalformed: true},
+		},
+		{
+			name:    "an absurd counter is no count",
+			payload: `{"rows":[{"check":"x","seam":"wire","notApplicable":1e308,"checked":9007199254740991}]}`,
+			want:    &Disposition{Posture: "unknown", Rows: []checks.Row{{Check: "x", Seam: "wire", Checked: 9007199254740991}}},
 		},
 		{
 			name:    "payload not an object",

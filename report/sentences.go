@@ -89,8 +89,8 @@ func absenceHeadline(run *Run) string {
 	case CoverageNoTail:
 		return "⚠ NO EVENT TAIL — there are no events to read. Findings and the ledger travel in the event stream; without it this run cannot be judged either way. No evidence, not \"no context errors\": record with recordRun(agent) and keep its events, or keep the NDJSON stream."
 	case CoverageNoIntegrityEvents:
-		return fmt.Sprintf("⚠ NO INTEGRITY EVENTS — the run's %s hold neither a finding nor the disposition ledger. Either no check was registered for this configuration, or the stream was capped, filtered or cut before they were written. No evidence, not a clean bill of health.",
-			count(run.Events, "event", "events"))
+		return fmt.Sprintf("⚠ NO INTEGRITY EVENTS — %s neither a finding nor the disposition ledger. Either no check was registered for this configuration, or the stream was capped, filtered or cut before they were written. No evidence, not a clean bill of health.",
+			count(run.Events, "event of the run holds", "events of the run hold"))
 	case CoverageNoDisposition:
 		return "⚠ NO LEDGER — no real finding, and no disposition ledger in this run's events, so no check is known to have run, let alone passed. Unmeasured, not clean."
 	case CoverageNoCheckRegistered:
@@ -245,16 +245,20 @@ func syntheticPart(n int64) string {
 // repeated.
 func inputNotes(in *Input, haveStats bool) []string {
 	var notes []string
-	if in.Error != "" {
+	switch {
+	case in.Error != "" && in.RunCount > 0:
+		notes = append(notes, fmt.Sprintf("⚠ Unreadable past a point: %s. The %s read before it are judged below; nothing after it is.", in.Error, count(in.RunCount, "run", "runs")))
+	case in.Error != "":
 		notes = append(notes, fmt.Sprintf("⚠ Unreadable: %s. Nothing from this input is judged.", in.Error))
 	}
-	if haveStats {
+	// An input refused before anything decoded has no reading to state.
+	if haveStats && (in.Error == "" || in.Lines > 0 || in.Events > 0) {
 		var skipped []string
 		if in.Blank > 0 {
 			skipped = append(skipped, count(in.Blank, "blank line", "blank lines"))
 		}
 		if in.Malformed > 0 {
-			skipped = append(skipped, count(in.Malformed, "malformed", "malformed")+problemList(in.Problems))
+			skipped = append(skipped, count(in.Malformed, "malformed", "malformed"))
 		}
 		unknown := sumCounts(in.UnknownTypes)
 		if unknown > 0 {
@@ -267,7 +271,7 @@ func inputNotes(in *Input, haveStats bool) []string {
 		case string(recording.FormatNDJSON):
 			s = fmt.Sprintf("Read %s as %s", count(in.Lines, "line", "lines"), count(in.Events, "event", "events"))
 		default:
-			s = fmt.Sprintf("Read a %s document of %s holding %s", displayFormat(in.Format), count(in.Lines, "line", "lines"), count(in.Events, "event", "events"))
+			s = fmt.Sprintf("Read %s document of %s holding %s", withArticle(displayFormat(in.Format)), count(in.Lines, "line", "lines"), count(in.Events, "event", "events"))
 		}
 		switch {
 		case len(skipped) > 0:
@@ -278,8 +282,8 @@ func inputNotes(in *Input, haveStats bool) []string {
 			s += "; nothing was skipped."
 		}
 		notes = append(notes, s)
-		if in.Malformed == 0 && len(in.Problems) > 0 {
-			notes = append(notes, "Problems:"+problemList(in.Problems)+".")
+		if len(in.Problems) > 0 {
+			notes = append(notes, "Problems: "+problemList(in.Problems)+".")
 		}
 		if unknown > 0 {
 			notes = append(notes, "Event types this build does not read, kept and passed over: "+countList(in.UnknownTypes)+".")
@@ -318,6 +322,14 @@ func inputNotes(in *Input, haveStats bool) []string {
 	return notes
 }
 
+// withArticle puts "a" or "an" before a format name.
+func withArticle(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
+}
+
 func displayFormat(f string) string {
 	if f == "" {
 		return "recording"
@@ -342,11 +354,11 @@ func problemList(ps []recording.Problem) string {
 			parts = append(parts, p.Message)
 		}
 	}
-	s := " (" + strings.Join(parts, "; ")
+	s := strings.Join(parts, "; ")
 	if len(ps) > shown {
 		s += fmt.Sprintf("; %d more", len(ps)-shown)
 	}
-	return s + ")"
+	return s
 }
 
 func sumCounts(m map[string]int64) int64 {

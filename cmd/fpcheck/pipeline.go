@@ -22,6 +22,7 @@ type loadOptions struct {
 	MaxLineBytes         int64
 	MaxDecompressedBytes int64
 	MaxEventsPerRun      int
+	MaxNesting           int
 }
 
 // pipeline turns CLI arguments into report inputs: expand, load each input
@@ -73,6 +74,7 @@ func (p *pipeline) recordingOptions() recording.Options {
 		MaxLineBytes:         p.opts.MaxLineBytes,
 		MaxDecompressedBytes: p.opts.MaxDecompressedBytes,
 		MaxEventsPerRun:      p.opts.MaxEventsPerRun,
+		MaxNesting:           p.opts.MaxNesting,
 		NoRotated:            p.opts.NoRotated,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
 
@@ -69,7 +70,10 @@ never that no context error exists.
 func Main(args []string, ios *IOStreams) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(ios.ErrOut, "fpcheck: internal error (%v) while running %q — this is a bug in fpcheck; please report it with the input that caused it\n", r, strings.Join(args, " "))
+			// The panic value and the arguments may carry bytes from a
+			// recording or its file name: escaped, the line stays one line.
+			fmt.Fprintf(ios.ErrOut, "fpcheck: internal error (%s) while running \"fpcheck %s\" — this is a bug in fpcheck; please report it with the input that caused it\n",
+				report.Sanitize(fmt.Sprint(r)), report.Sanitize(strings.Join(args, " ")))
 			code = int(ExitInternal)
 		}
 	}()
