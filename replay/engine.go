@@ -40,6 +40,13 @@ func Replay(run *recording.Run, decl *checks.Declarations, opts Options) (*Evide
 
 // ReplayWith is Replay over a given registry.
 func ReplayWith(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, opts Options) (*Evidence, error) {
+	return replay(reg, run, decl, opts, false)
+}
+
+// replay is ReplayWith; slow reads every payload in full with
+// encoding/json, as the replay did before its payload decoders were
+// written, so tests can hold the two readings to the same evidence.
+func replay(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, opts Options, slow bool) (*Evidence, error) {
 	if run == nil {
 		return nil, errors.New("replay: no run to replay")
 	}
@@ -60,7 +67,7 @@ func ReplayWith(reg []*checks.Check, run *recording.Run, decl *checks.Declaratio
 			return nil, err
 		}
 	}
-	e := newEngine(reg, effective, posture, run)
+	e := newEngine(reg, effective, posture, run, slow)
 	for i := range run.Events {
 		e.handle(&run.Events[i])
 	}
@@ -185,6 +192,11 @@ type engine struct {
 	decl        *checks.Declarations
 	ledger      *checks.Ledger
 	headMissing bool
+	// need is what the armed checks read; slow reads every payload in
+	// full with encoding/json (see replay).
+	need  needs
+	slow  bool
+	cache textCache
 
 	userPrompt *string
 	callNames  map[string]string
@@ -229,18 +241,24 @@ type engine struct {
 	validations []AnswerValidation
 }
 
-func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, run *recording.Run) *engine {
-	return &engine{
+func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, run *recording.Run, slow bool) *engine {
+	e := &engine{
 		reg:            reg,
 		decl:           decl,
 		ledger:         checks.NewLedger(reg, decl, posture),
 		headMissing:    run.HeadMissing,
+		slow:           slow,
 		callNames:      map[string]string{},
 		injectedByHash: map[string][]checks.Message{},
 		lastContent:    map[int64]string{},
 		toolCalls:      map[string]checks.ToolCall{},
 		servedAt:       map[string]int{},
 	}
+	e.need = allNeeds
+	if !slow {
+		e.need = needsOf(reg, e.ledger, decl)
+	}
+	return e
 }
 
 func (e *engine) historyGap() string {
@@ -255,26 +273,35 @@ func (e *engine) handle(ev *recording.Event) {
 	switch ev.Type {
 	case recording.TypeTurnStart:
 		var p turnStartPayload
-		if decodeLoose(ev.Payload, &p) && p.UserPrompt != nil {
+		if decodeTurnStart(ev.Payload, &p, e.slow) && p.UserPrompt != nil {
 			e.userPrompt = p.UserPrompt
 		}
 	case recording.TypeContextInjected:
-		e.onInjected(ev, stage)
+		switch {
+		case e.need.frame || e.need.evictions || e.need.served:
+			e.onInjected(ev, stage)
+		case e.need.parks:
+			if slot, ok := injectedSlot(ev.Payload); ok && slot == "tools" && e.toolsStage == "" {
+				e.toolsStage = stage
+			}
+		}
 	case recording.TypeSlotComposed:
 		var p slotComposedPayload
-		if decodeLoose(ev.Payload, &p) && p.Slot == "tools" && e.toolsStage == "" {
+		if e.need.parks && decodeSlotComposed(ev.Payload, &p, e.slow) && p.Slot == "tools" && e.toolsStage == "" {
 			e.toolsStage = stage
 		}
 	case recording.TypeContextEvicted:
-		e.onEvicted(ev)
+		if e.need.evictions || e.need.frame {
+			e.onEvicted(ev)
+		}
 	case recording.TypeMapParked:
 		var p mapPayload
-		if decodeLoose(ev.Payload, &p) && p.MapID != "" && !containsString(e.parked, p.MapID) {
+		if e.need.parks && decodeMap(ev.Payload, &p, e.slow) && p.MapID != "" && !containsString(e.parked, p.MapID) {
 			e.parked = append(e.parked, p.MapID)
 		}
 	case recording.TypeMapEngaged:
 		var p mapPayload
-		if decodeLoose(ev.Payload, &p) && p.MapID != "" {
+		if e.need.parks && decodeMap(ev.Payload, &p, e.slow) && p.MapID != "" {
 			e.parked = removeString(e.parked, p.MapID)
 		}
 	case recording.TypeLLMStart:
@@ -284,12 +311,16 @@ func (e *engine) handle(ev *recording.Event) {
 	case recording.TypeToolStart:
 		e.onToolStart(ev, stage)
 	case recording.TypeToolEnd:
-		e.onToolEnd(ev, stage)
+		if e.need.write || e.need.served {
+			e.onToolEnd(ev, stage)
+		}
 	case recording.TypeIterationEnd:
-		e.onIterationEnd(ev)
+		if e.need.callNames || e.need.frame || e.need.evictions || e.need.served {
+			e.onIterationEnd(ev)
+		}
 	case recording.TypeRouteDecided:
 		var p routePayload
-		if decodeLoose(ev.Payload, &p) && p.Chosen == "final" {
+		if e.need.claims && decodeRoute(ev.Payload, &p, e.slow) && p.Chosen == "final" {
 			it, ok := intOf(p.IterIndex)
 			if !ok {
 				it = e.lastIter
@@ -302,14 +333,20 @@ func (e *engine) handle(ev *recording.Event) {
 			}
 		}
 	case recording.TypeTurnEnd:
+		if !e.need.claims {
+			break
+		}
 		var p turnEndPayload
-		if decodeLoose(ev.Payload, &p) && e.claim != nil && p.FinalContent != nil {
+		if decodeTurnEnd(ev.Payload, &p, e.slow) && e.claim != nil && p.FinalContent != nil {
 			e.claim.answer = p.FinalContent
 		}
 		e.flushClaim()
 	case recording.TypeSemantics:
+		if !e.need.claimRows {
+			break
+		}
 		var p semanticsPayload
-		if decodeLoose(ev.Payload, &p) {
+		if decodeSemantics(ev.Payload, &p, e.slow) {
 			it, _ := intOf(p.Iteration)
 			e.claimRows = append(e.claimRows, checks.ClaimRowsOf(p.Semantics, p.ToolName, p.ToolCallID, it)...)
 		}
@@ -344,7 +381,7 @@ func roleOf(p injectedPayload) string {
 
 func (e *engine) onInjected(ev *recording.Event, stage string) {
 	var p injectedPayload
-	if !decodeLoose(ev.Payload, &p) {
+	if !decodeInjected(ev.Payload, &p, &e.cache, e.slow) {
 		return
 	}
 	switch p.Slot {
@@ -379,11 +416,12 @@ func (e *engine) onInjected(ev *recording.Event, stage string) {
 		if role == checks.RoleTool && rec.known {
 			e.serve(rec.msg.ToolName, rec.msg.ToolCallID, rec.msg.Content)
 		}
-		if rec.hash == "" && rec.known && role != "" {
-			rec.hash = MessageHash(role, int(rec.position), rec.msg.Content)
+		// The hash only joins evictions to this record.
+		if rec.hash == "" && rec.known && role != "" && e.need.evictions {
+			rec.hash = e.messageHash(role, int(rec.position), rec.msg.Content)
 		}
 		e.msgRecs = append(e.msgRecs, rec)
-		if rec.hash != "" && rec.known {
+		if rec.hash != "" && rec.known && e.need.evictions {
 			e.injectedByHash[rec.hash] = appendDistinct(e.injectedByHash[rec.hash], rec.msg)
 		}
 	case "tools":
@@ -409,7 +447,7 @@ func appendDistinct(ms []checks.Message, m checks.Message) []checks.Message {
 // the same hash; if those differ, the join is ambiguous and says so.
 func (e *engine) onEvicted(ev *recording.Event) {
 	var p evictedPayload
-	if !decodeLoose(ev.Payload, &p) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
+	if !decodeEvicted(ev.Payload, &p, e.slow) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
 		return
 	}
 	out := checks.Eviction{Hash: p.ContentHash, Iteration: e.lastIter + 1}
@@ -440,11 +478,14 @@ func (e *engine) onEvicted(ev *recording.Event) {
 
 func (e *engine) onIterationEnd(ev *recording.Event) {
 	var p iterationEndPayload
-	if !decodeLoose(ev.Payload, &p) || len(p.History) == 0 || string(p.History) == "null" {
+	if !decodeIterationEnd(ev.Payload, &p, e.slow) || len(p.History) == 0 || string(p.History) == "null" {
 		return
 	}
-	var msgs []historyMessage
-	if json.Unmarshal(p.History, &msgs) != nil {
+	// Tool names alone need no message text; the frame, the eviction join
+	// and the served results do.
+	entries := e.need.frame || e.need.evictions || e.need.served
+	msgs, ok := decodeHistory(p.History, entries, e.slow)
+	if !ok {
 		return
 	}
 	it, _ := intOf(p.IterIndex)
@@ -458,13 +499,20 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 			}
 		}
 	}
+	if !entries {
+		return
+	}
+	// The hashes join evictions to the history, which the frame needs too:
+	// an evicted message leaves it.
+	hashed := e.need.evictions || e.need.frame
 	for i, m := range msgs {
 		entry := histEntry{msg: checks.Message{Role: m.Role}}
-		var content string
-		if json.Unmarshal(m.Content, &content) == nil {
+		if content, ok := e.text(m.Content); ok {
 			entry.known = true
 			entry.msg.Content = content
-			entry.hash = MessageHash(m.Role, i, content)
+			if hashed {
+				entry.hash = e.messageHash(m.Role, i, content)
+			}
 		}
 		if m.Role == checks.RoleTool {
 			entry.msg.ToolCallID = m.ToolCallID
@@ -482,22 +530,25 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 
 func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	e.flushChoice()
+	e.cache.rotate()
 	var p llmStartPayload
-	decodeLoose(ev.Payload, &p)
+	decodeLLMStart(ev.Payload, &p, e.slow)
 	it, ok := intOf(p.Iteration)
 	if !ok {
 		it = e.lastIter + 1
 	}
 	e.lastIter = it
 	view := checks.CallView{Iteration: it, Stage: stage, Provider: p.Provider}
-	if names, ok := toolNames(p.Tools); ok {
+	if names, ok := toolNamesOf(p.Tools, e.slow); ok {
 		view.Served = names
 	} else if n, ok := intOf(p.ToolsCount); ok && n == 0 && len(p.Tools) == 0 {
 		view.Served = []string{}
 	} else {
 		view.ServedGap = fmt.Sprintf("llm_start of iteration %d does not list the tools it offered", it)
 	}
-	view.Frame = e.buildFrame(p, it)
+	if e.need.frame {
+		view.Frame = e.buildFrame(p, it)
+	}
 	e.call = &callState{view: view}
 
 	toolsStage := e.toolsStage
@@ -512,8 +563,12 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 			Call:       cloneCall(view),
 			ToolsStage: toolsStage,
 			Parked:     append([]string(nil), e.parked...),
-			Evictions:  cloneEvictions(e.evictions),
 			HistoryGap: e.historyGap(),
+		}
+		// Every check gets its own copy of the run's evictions so far,
+		// which grow with the run: only the checks that read them.
+		if e.reads(c).evictions {
+			cv.Evictions = cloneEvictions(e.evictions)
 		}
 		e.ledger.Note(c, c.OnCompose(cv, e.decl))
 	}
@@ -611,16 +666,16 @@ func (e *engine) buildFrame(p llmStartPayload, it int64) checks.Frame {
 func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 	e.workExisted = true
 	var p llmEndPayload
-	decodeLoose(ev.Payload, &p)
+	decodeLLMEnd(ev.Payload, &p, e.need.claims, e.slow)
 	if e.call == nil {
 		// A completed call whose start was not recorded: nothing to compare.
 		return
 	}
 	view := e.call.view
-	if p.Content != nil {
+	if p.Content != nil && e.need.claims {
 		e.lastContent[view.Iteration] = *p.Content
 	}
-	names, stated, problem := manifestNames(p.WireManifest)
+	names, stated, problem := manifestNamesOf(p.WireManifest, e.slow)
 	for _, c := range e.reg {
 		if c.OnWire == nil || !e.ledger.Armed(c) {
 			continue
@@ -636,7 +691,7 @@ func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 
 func (e *engine) onToolStart(ev *recording.Event, stage string) {
 	var p toolStartPayload
-	if !decodeLoose(ev.Payload, &p) {
+	if !decodeToolStart(ev.Payload, &p, e.slow) {
 		return
 	}
 	if p.ToolCallID != "" && p.ToolName != "" {
@@ -723,11 +778,25 @@ func cloneCall(v checks.CallView) checks.CallView {
 	return out
 }
 
+// cloneEvictions copies evs and their candidates. The candidates share one
+// allocation, each list capped at its length so that appending to one
+// cannot reach the next: the run's evictions are cloned for every model
+// call, so this copy grows with the run.
 func cloneEvictions(evs []checks.Eviction) []checks.Eviction {
 	out := make([]checks.Eviction, len(evs))
+	n := 0
+	for _, ev := range evs {
+		n += len(ev.Candidates)
+	}
+	pool := make([]checks.Message, 0, n)
 	for i, ev := range evs {
 		out[i] = ev
-		out[i].Candidates = append([]checks.Message(nil), ev.Candidates...)
+		out[i].Candidates = nil
+		if len(ev.Candidates) > 0 {
+			start := len(pool)
+			pool = append(pool, ev.Candidates...)
+			out[i].Candidates = pool[start:len(pool):len(pool)]
+		}
 	}
 	return out
 }

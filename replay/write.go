@@ -42,7 +42,7 @@ func resultText(raw json.RawMessage) string {
 // produced by one of its grounds earlier in what the run can see.
 func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	var p toolEndPayload
-	if !decodeLoose(ev.Payload, &p) {
+	if !decodeToolEnd(ev.Payload, &p, e.slow) {
 		return
 	}
 	view := checks.WriteView{Iteration: e.lastIter, Stage: stage, HistoryGap: e.historyGap()}
@@ -57,12 +57,14 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	view.Call = call
 	view.CallRecorded = call.Name != ""
 	view.Tool = e.decl.Tool(call.Name)
-	if view.Tool != nil && len(view.Tool.ArgumentsFrom) > 0 {
+	// Key arguments are only read where a tool's empty lookups are
+	// noticed (need.served).
+	if view.Tool != nil && len(view.Tool.ArgumentsFrom) > 0 && e.need.served {
 		switch {
 		case !started:
 			view.KeysProblem = fmt.Sprintf("no tool_start is recorded for call %s to '%s', so its arguments are unknown", orDash(p.ToolCallID), call.Name)
 		default:
-			keys, err := checks.KeyArguments(call.Args, view.Tool.ArgumentsFrom, e.served)
+			keys, err := checks.KeyArguments(call.Args, view.Tool.ArgumentsFrom, e.servedFor(view.Tool.ArgumentsFrom))
 			if err != nil {
 				view.KeysProblem = fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orDash(p.ToolCallID), call.Name, err)
 			}
@@ -86,7 +88,25 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 		v.GroundsServed = cloneStrings(view.GroundsServed)
 		e.ledger.Note(c, c.OnWrite(v, e.decl))
 	}
-	if len(p.Result) > 0 {
-		e.serve(call.Name, p.ToolCallID, resultText(p.Result))
+	if len(p.Result) > 0 && e.need.served {
+		e.serve(call.Name, p.ToolCallID, resultTextOf(p.Result, &e.cache, e.slow))
 	}
+}
+
+// servedFor is the part of the served results that can decide where the
+// key arguments of a tool grounded in grounds came from: checks.KeyArguments
+// reads only results of a declared ground and results of no named tool
+// (and compares each by case-folding its whole text), so the results of
+// other tools are left out, in order.
+func (e *engine) servedFor(grounds []string) []checks.ServedResult {
+	if e.slow {
+		return e.served
+	}
+	out := make([]checks.ServedResult, 0, len(e.served))
+	for _, s := range e.served {
+		if s.Tool == "" || containsString(grounds, s.Tool) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -1,0 +1,536 @@
+package replay
+
+import (
+	"encoding/json"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
+)
+
+// The payload decoders below read event payloads in one pass with
+// jsonfast, straight into the payload structs of payloads.go, and give
+// exactly what json.Unmarshal gives when it succeeds. They only take the
+// payloads whose reading is unambiguous: an object whose wanted keys are
+// each written once, exactly as spelled, with the JSON type the field
+// takes. Anything else (a wrong type, a repeated key, a key that only
+// matches under case folding, a payload that is not an object) goes to the
+// lenient path, decodeLoose and the encoding/json readers, so that what a
+// malformed or hostile payload yields does not depend on which path read
+// it.
+
+// pick fills out[i] with the raw value of the member named names[i] (nil
+// when absent). ok is false when obj must take the lenient path: it is not
+// one valid object, names a wanted key twice, or has a key that could
+// match a wanted name only the way encoding/json matches struct fields
+// (case-insensitively, or through non-ASCII case folding).
+func pick(obj []byte, names []string, out [][]byte) (ok bool) {
+	out = out[:len(names)]
+	for i := range out {
+		out[i] = nil
+	}
+	ok = true
+	err := jsonfast.Members(obj, func(key []byte, _ bool, val []byte) bool {
+		for i, n := range names {
+			if string(key) == n {
+				if out[i] != nil {
+					ok = false
+					return false
+				}
+				out[i] = val
+				return true
+			}
+		}
+		if foldsToAny(key, names) {
+			ok = false
+			return false
+		}
+		return true
+	})
+	return ok && err == nil
+}
+
+// foldsToAny reports whether key could match one of names under
+// encoding/json's case-insensitive field matching. Non-ASCII keys are
+// assumed to (a few runes, such as the Kelvin sign, fold to ASCII).
+func foldsToAny(key []byte, names []string) bool {
+	for _, c := range key {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	for _, n := range names {
+		if len(n) == len(key) && asciiEqualFold(key, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiEqualFold(a []byte, b string) bool {
+	for i := range a {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// The setters decode one picked value (nil = the key was absent) into a
+// field as json.Unmarshal would, and report false for a value of the wrong
+// JSON type. A null leaves a string as it was and resets a pointer.
+
+func setStr(dst *string, v []byte) bool {
+	if v == nil {
+		return true
+	}
+	switch v[0] {
+	case '"':
+		s, err := jsonfast.String(v)
+		if err != nil {
+			return false
+		}
+		*dst = s
+		return true
+	case 'n':
+		return true
+	}
+	return false
+}
+
+func setStrPtr(dst **string, v []byte) bool {
+	if v == nil {
+		return true
+	}
+	switch v[0] {
+	case '"':
+		s, err := jsonfast.String(v)
+		if err != nil {
+			return false
+		}
+		*dst = &s
+		return true
+	case 'n':
+		*dst = nil
+		return true
+	}
+	return false
+}
+
+// setTextPtr is setStrPtr through a text cache.
+func setTextPtr(c *textCache, dst **string, v []byte) bool {
+	if v == nil || v[0] != '"' {
+		return setStrPtr(dst, v)
+	}
+	s, ok := c.text(v)
+	if !ok {
+		return false
+	}
+	*dst = &s
+	return true
+}
+
+func setNumPtr(dst **float64, v []byte) bool {
+	if v == nil {
+		return true
+	}
+	if v[0] == 'n' {
+		*dst = nil
+		return true
+	}
+	f, ok := jsonfast.Number(v)
+	if !ok {
+		return false
+	}
+	*dst = &f
+	return true
+}
+
+func setBoolPtr(dst **bool, v []byte) bool {
+	if v == nil {
+		return true
+	}
+	if v[0] == 'n' {
+		*dst = nil
+		return true
+	}
+	b, ok := jsonfast.Bool(v)
+	if !ok {
+		return false
+	}
+	*dst = &b
+	return true
+}
+
+// setRaw keeps the value's bytes; a null is kept as the bytes null, as
+// json.RawMessage keeps it.
+func setRaw(dst *json.RawMessage, v []byte) bool {
+	if v != nil {
+		*dst = v
+	}
+	return true
+}
+
+// stringValue decodes raw as json.Unmarshal into a string does: a string's
+// text, "" for null, and not ok for anything else (an absent value
+// included).
+func stringValue(raw []byte, slow bool) (string, bool) {
+	if slow {
+		var s string
+		return s, json.Unmarshal(raw, &s) == nil
+	}
+	switch jsonfast.KindOf(raw) {
+	case jsonfast.KindString:
+		if s, err := jsonfast.String(raw); err == nil {
+			return s, true
+		}
+	case jsonfast.KindNull:
+		if jsonfast.IsNull(raw) {
+			return "", true
+		}
+	case jsonfast.KindInvalid:
+		if len(raw) == 0 {
+			return "", false
+		}
+	default:
+		// A number, boolean, object or array never decodes into a
+		// string, valid or not.
+		return "", false
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
+var (
+	injectedNames  = []string{"contentHash", "slot", "source", "sourceId", "rawContent", "asRole", "position"}
+	slotNames      = []string{"slot"}
+	llmStartNames  = []string{"iteration", "provider", "systemPromptChars", "systemPromptText", "messagesCount", "toolsCount", "tools"}
+	llmEndNames    = []string{"iteration", "content", "wireManifest"}
+	toolStartNames = []string{"toolName", "toolCallId", "args"}
+	toolEndNames   = []string{"toolCallId", "result", "error"}
+	iterEndNames   = []string{"iterIndex", "history"}
+	historyNames   = []string{"role", "content", "toolCallId", "toolName", "toolCalls"}
+	toolCallNames  = []string{"id", "name"}
+	evictedNames   = []string{"slot", "contentHash"}
+	semanticsNames = []string{"toolName", "toolCallId", "iteration", "semantics"}
+	nameNames      = []string{"name"}
+	toolNamesNames = []string{"toolNames"}
+)
+
+// decodeInjected fills p from a context.injected payload, as decodeLoose
+// does; the raw content is decoded through c (nil: no cache).
+func decodeInjected(raw json.RawMessage, p *injectedPayload, c *textCache, slow bool) bool {
+	if !slow {
+		var v [7][]byte
+		if pick(raw, injectedNames, v[:]) &&
+			setStr(&p.ContentHash, v[0]) && setStr(&p.Slot, v[1]) && setStr(&p.Source, v[2]) &&
+			setStr(&p.SourceID, v[3]) && setTextPtr(c, &p.RawContent, v[4]) && setStr(&p.AsRole, v[5]) &&
+			setNumPtr(&p.Position, v[6]) {
+			return true
+		}
+		*p = injectedPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+// injectedSlot is the slot of a context.injected payload (ok as
+// decodeLoose's), for a replay that needs nothing else of it. The other
+// fields cannot change how the slot reads: a wrong type elsewhere makes
+// decodeLoose fall back field by field, and the slot is read the same.
+func injectedSlot(raw json.RawMessage) (string, bool) {
+	var v [1][]byte
+	var slot string
+	if pick(raw, slotNames, v[:]) && setStr(&slot, v[0]) {
+		return slot, true
+	}
+	var p injectedPayload
+	ok := decodeLoose(raw, &p)
+	return p.Slot, ok
+}
+
+func decodeLLMStart(raw json.RawMessage, p *llmStartPayload, slow bool) bool {
+	if !slow {
+		var v [7][]byte
+		if pick(raw, llmStartNames, v[:]) &&
+			setNumPtr(&p.Iteration, v[0]) && setStr(&p.Provider, v[1]) && setNumPtr(&p.SystemPromptChars, v[2]) &&
+			setStrPtr(&p.SystemPromptText, v[3]) && setNumPtr(&p.MessagesCount, v[4]) && setNumPtr(&p.ToolsCount, v[5]) &&
+			setRaw(&p.Tools, v[6]) {
+			return true
+		}
+		*p = llmStartPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+// decodeLLMEnd fills p from an llm_end payload; without content the
+// answer text is left unread.
+func decodeLLMEnd(raw json.RawMessage, p *llmEndPayload, content, slow bool) bool {
+	if !slow {
+		var v [3][]byte
+		ok := pick(raw, llmEndNames, v[:]) && setNumPtr(&p.Iteration, v[0]) && setRaw(&p.WireManifest, v[2])
+		if ok && content {
+			ok = setStrPtr(&p.Content, v[1])
+		}
+		if ok {
+			return true
+		}
+		*p = llmEndPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeToolStart(raw json.RawMessage, p *toolStartPayload, slow bool) bool {
+	if !slow {
+		var v [3][]byte
+		if pick(raw, toolStartNames, v[:]) &&
+			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setRaw(&p.Args, v[2]) {
+			return true
+		}
+		*p = toolStartPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeToolEnd(raw json.RawMessage, p *toolEndPayload, slow bool) bool {
+	if !slow {
+		var v [3][]byte
+		if pick(raw, toolEndNames, v[:]) &&
+			setStr(&p.ToolCallID, v[0]) && setRaw(&p.Result, v[1]) && setBoolPtr(&p.Error, v[2]) {
+			return true
+		}
+		*p = toolEndPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeEvicted(raw json.RawMessage, p *evictedPayload, slow bool) bool {
+	if !slow {
+		var v [2][]byte
+		if pick(raw, evictedNames, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1]) {
+			return true
+		}
+		*p = evictedPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeSemantics(raw json.RawMessage, p *semanticsPayload, slow bool) bool {
+	if !slow {
+		var v [4][]byte
+		if pick(raw, semanticsNames, v[:]) &&
+			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setNumPtr(&p.Iteration, v[2]) &&
+			setRaw(&p.Semantics, v[3]) {
+			return true
+		}
+		*p = semanticsPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeIterationEnd(raw json.RawMessage, p *iterationEndPayload, slow bool) bool {
+	if !slow {
+		var v [2][]byte
+		if pick(raw, iterEndNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setRaw(&p.History, v[1]) {
+			return true
+		}
+		*p = iterationEndPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+// decodeHistory reads an iteration_end history as json.Unmarshal into
+// []historyMessage does; ok is false where that fails. Without content
+// the messages' contents are left unread (nil).
+func decodeHistory(raw json.RawMessage, content, slow bool) (msgs []historyMessage, ok bool) {
+	if !slow {
+		if msgs, ok := fastHistory(raw, content); ok {
+			return msgs, true
+		}
+	}
+	return msgs, json.Unmarshal(raw, &msgs) == nil
+}
+
+// fastHistory takes only arrays of objects whose toolCalls, when present,
+// are an array of objects; anything else is left to encoding/json.
+func fastHistory(raw []byte, content bool) ([]historyMessage, bool) {
+	if jsonfast.KindOf(raw) != jsonfast.KindArray {
+		return nil, false
+	}
+	msgs := []historyMessage{}
+	ok := true
+	err := jsonfast.Elements(raw, func(_ int, el []byte) bool {
+		var v [5][]byte
+		var m historyMessage
+		if !pick(el, historyNames, v[:]) || !setStr(&m.Role, v[0]) || !setStr(&m.ToolCallID, v[2]) || !setStr(&m.ToolName, v[3]) {
+			ok = false
+			return false
+		}
+		if content {
+			m.Content = v[1]
+		}
+		if tc := v[4]; tc != nil && tc[0] != 'n' {
+			if tc[0] != '[' {
+				ok = false
+				return false
+			}
+			m.ToolCalls = make([]struct {
+				ID   string `json:"id"`
+				Name string `json:"name"`
+			}, 0)
+			if err := jsonfast.Elements(tc, func(_ int, c []byte) bool {
+				var w [2][]byte
+				var call struct {
+					ID   string `json:"id"`
+					Name string `json:"name"`
+				}
+				if !pick(c, toolCallNames, w[:]) || !setStr(&call.ID, w[0]) || !setStr(&call.Name, w[1]) {
+					ok = false
+					return false
+				}
+				m.ToolCalls = append(m.ToolCalls, call)
+				return true
+			}); err != nil {
+				ok = false
+			}
+			if !ok {
+				return false
+			}
+		}
+		msgs = append(msgs, m)
+		return true
+	})
+	return msgs, ok && err == nil
+}
+
+// toolNamesOf is toolNames, read in one pass when the tools are an array
+// of objects each naming itself once with a string.
+func toolNamesOf(raw json.RawMessage, slow bool) ([]string, bool) {
+	if slow || len(raw) == 0 || raw[0] != '[' {
+		return toolNames(raw)
+	}
+	names := []string{}
+	ok := true
+	err := jsonfast.Elements(raw, func(_ int, el []byte) bool {
+		var v [1][]byte
+		if !pick(el, nameNames, v[:]) || v[0] == nil || v[0][0] != '"' {
+			ok = false
+			return false
+		}
+		s, err := jsonfast.String(v[0])
+		if err != nil {
+			ok = false
+			return false
+		}
+		names = append(names, s)
+		return true
+	})
+	if !ok || err != nil {
+		return toolNames(raw)
+	}
+	return names, true
+}
+
+// manifestNamesOf is manifestNames, read in one pass when the manifest is
+// an object naming toolNames once, exactly so.
+func manifestNamesOf(raw json.RawMessage, slow bool) (names []string, stated bool, problem string) {
+	if slow || len(raw) == 0 || raw[0] != '{' {
+		return manifestNames(raw)
+	}
+	var v [1][]byte
+	if !pick(raw, toolNamesNames, v[:]) || v[0] == nil || v[0][0] != '[' {
+		return manifestNames(raw)
+	}
+	names = []string{}
+	err := jsonfast.Elements(v[0], func(_ int, el []byte) bool {
+		// Non-string names are dropped, as manifestNames drops them; a
+		// null reads as the empty name, as it does there.
+		if s, ok := stringValue(el, false); ok {
+			names = append(names, s)
+		}
+		return true
+	})
+	if err != nil {
+		return manifestNames(raw)
+	}
+	return names, true, ""
+}
+
+// resultTextOf is resultText without encoding/json for the common cases,
+// through c (nil: no cache).
+func resultTextOf(raw json.RawMessage, c *textCache, slow bool) string {
+	if slow {
+		return resultText(raw)
+	}
+	if s, ok := c.text(raw); ok {
+		return s
+	}
+	return string(raw)
+}
+
+var (
+	turnStartNames    = []string{"userPrompt"}
+	turnEndNames      = []string{"finalContent"}
+	slotComposedNames = []string{"slot", "iteration"}
+	mapNames          = []string{"mapId", "iteration", "reengaged"}
+	routeNames        = []string{"iterIndex", "chosen"}
+)
+
+func decodeTurnStart(raw json.RawMessage, p *turnStartPayload, slow bool) bool {
+	if !slow {
+		var v [1][]byte
+		if pick(raw, turnStartNames, v[:]) && setStrPtr(&p.UserPrompt, v[0]) {
+			return true
+		}
+		*p = turnStartPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeTurnEnd(raw json.RawMessage, p *turnEndPayload, slow bool) bool {
+	if !slow {
+		var v [1][]byte
+		if pick(raw, turnEndNames, v[:]) && setStrPtr(&p.FinalContent, v[0]) {
+			return true
+		}
+		*p = turnEndPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeSlotComposed(raw json.RawMessage, p *slotComposedPayload, slow bool) bool {
+	if !slow {
+		var v [2][]byte
+		if pick(raw, slotComposedNames, v[:]) && setStr(&p.Slot, v[0]) && setNumPtr(&p.Iteration, v[1]) {
+			return true
+		}
+		*p = slotComposedPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeMap(raw json.RawMessage, p *mapPayload, slow bool) bool {
+	if !slow {
+		var v [3][]byte
+		if pick(raw, mapNames, v[:]) && setStr(&p.MapID, v[0]) && setNumPtr(&p.Iteration, v[1]) && setBoolPtr(&p.Reengaged, v[2]) {
+			return true
+		}
+		*p = mapPayload{}
+	}
+	return decodeLoose(raw, p)
+}
+
+func decodeRoute(raw json.RawMessage, p *routePayload, slow bool) bool {
+	if !slow {
+		var v [2][]byte
+		if pick(raw, routeNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setStr(&p.Chosen, v[1]) {
+			return true
+		}
+		*p = routePayload{}
+	}
+	return decodeLoose(raw, p)
+}

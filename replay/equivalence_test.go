@@ -1,0 +1,433 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/synth"
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// declVariant is one set of declarations the two readings are compared
+// under. Each arms a different subset of the checks, so that every
+// combination of inputs the engine leaves unread is exercised.
+type declVariant struct {
+	name string
+	yaml string // "" = nothing declared
+	dev  bool   // replay in dev posture
+	file string // the declarations' file name, when read from one
+}
+
+var declVariants = []declVariant{
+	{name: "none"},
+	{name: "arm-all", yaml: armAll},
+	{name: "arm-all-dev", yaml: armAll, dev: true},
+	{name: "synth-arm-all", yaml: synthArmAll},
+	{name: "maps", yaml: "maps:\n  - { id: skill-map, tools: [get_zone_info, get_zone_map] }\n  - { id: billing, tools: [charge_card, refund] }\n  - { id: incident-map, tools: [ticket_search] }\n"},
+	{name: "arguments-from", yaml: "tools:\n  backup_status: { argumentsFrom: [fleet_report] }\n  screen_fire: { argumentsFrom: [whats_here] }\n  get_weather: { argumentsFrom: [get_zone_info] }\n  host_metrics: { argumentsFrom: [fleet_report] }\n"},
+	{name: "empty-lookups", yaml: "tools:\n  backup_status: { argumentsFrom: [fleet_report], noticeEmptyLookups: true }\n  screen_fire: { argumentsFrom: [whats_here], noticeEmptyLookups: true }\n"},
+	{name: "claims", yaml: "claims:\n  nav_count: { entity: screen2, field: nav }\n  zone: { entity: screen2, field: zone }\n  status: { entity: job-7, field: state }\n  summary.total: { entity: fleet, field: total }\n"},
+	{name: "columns", yaml: "tools:\n  host_group_mappings:\n    resultColumns: { logical_unit_number: number, host_group: string, comment: { type: string, nullable: true } }\n  backup_status:\n    resultColumns: { host: string, size_gb: number }\n  array_capacity:\n    resultColumns: { array: string, capacity_gb: number }\ndials:\n  checkColumnTypes: warn\n"},
+	{name: "names-and-numbers", yaml: "dials:\n  namesAndNumbers: { minDigits: 2 }\n"},
+	{name: "prior-turn", yaml: "dials:\n  noticePriorTurnEvidence: true\n  namesAndNumbers: { minDigits: 4 }\n"},
+}
+
+func (v declVariant) decl(t testing.TB) *checks.Declarations {
+	t.Helper()
+	if v.yaml == "" {
+		return nil
+	}
+	file := v.file
+	if file == "" {
+		file = v.name + ".yaml"
+	}
+	d, err := checks.ParseDeclarations(file, []byte(v.yaml))
+	if err != nil {
+		t.Fatalf("declarations %s are refused: %v", v.name, err)
+	}
+	return d
+}
+
+// outcome is what one replay returned.
+type outcome struct {
+	Evidence *Evidence
+	Err      string
+}
+
+func replayOutcome(run *recording.Run, decl *checks.Declarations, opts Options, slow bool) outcome {
+	ev, err := replay(checks.Registry, run, decl, opts, slow)
+	o := outcome{Evidence: ev}
+	if err != nil {
+		o.Err = err.Error()
+	}
+	return o
+}
+
+// assertSameReplay replays run with the payload decoders and with
+// encoding/json reading every payload in full, and fails on any difference.
+func assertSameReplay(t *testing.T, where string, run *recording.Run, decl *checks.Declarations, opts Options) {
+	t.Helper()
+	slow := replayOutcome(run, decl, opts, true)
+	fast := replayOutcome(run, decl, opts, false)
+	if diff := cmp.Diff(slow, fast); diff != "" {
+		t.Errorf("%s run %s: the fast reading differs from the full one (-full +fast):\n%s", where, run.ID, diff)
+	}
+}
+
+// loadAll reads every run of one input with the loader.
+func loadAll(t testing.TB, name string, data []byte) []*recording.Run {
+	t.Helper()
+	var runs []*recording.Run
+	recording.LoadReader(name, bytes.NewReader(data), recording.Options{}, func(r *recording.Run) error {
+		runs = append(runs, r)
+		return nil
+	})
+	return runs
+}
+
+// equivalenceInputs are the fixtures of the replay and claims areas (with
+// their own declarations, when they have some) and the reference corpus's
+// recordings.
+func equivalenceInputs(t *testing.T) (paths []string, own map[string]string) {
+	own = map[string]string{}
+	for _, root := range []string{fixtureRoot, claimsRoot} {
+		found, _ := filepath.Glob(filepath.Join(root, "*", "events.jsonl"))
+		for _, p := range found {
+			paths = append(paths, p)
+			for _, name := range []string{"declarations.yaml", "declarations.json"} {
+				if _, err := os.Stat(filepath.Join(filepath.Dir(p), name)); err == nil {
+					own[p] = filepath.Join(filepath.Dir(p), name)
+				}
+			}
+		}
+	}
+	corpus := filepath.Join("..", "..", "shared", "reference-corpus")
+	if _, err := os.Stat(corpus); err == nil {
+		for _, pattern := range []string{"*/*.jsonl", "*/recording.json"} {
+			found, _ := filepath.Glob(filepath.Join(corpus, pattern))
+			paths = append(paths, found...)
+		}
+	} else {
+		t.Logf("reference corpus not available (%v): comparing the fixtures only", err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no recordings to compare")
+	}
+	return paths, own
+}
+
+// TestFastReadingMatchesFullReading holds the payload decoders, and the
+// engine's skipping of inputs no armed check reads, to the evidence the
+// full encoding/json reading gives, over every fixture and corpus
+// recording and a generated stream, under declarations that arm each
+// subset of the checks.
+func TestFastReadingMatchesFullReading(t *testing.T) {
+	paths, own := equivalenceInputs(t)
+	type input struct {
+		name string
+		data []byte
+	}
+	var inputs []input
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{p, data})
+	}
+	c := synth.Config{Runs: 3, Iterations: 12, ToolResultBytes: 512, LongResultEvery: 0, Evictions: true, Findings: true, Interleave: true, Seed: 7}
+	var buf bytes.Buffer
+	if _, err := synth.WriteNDJSON(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, input{"synth.jsonl", buf.Bytes()})
+
+	for _, in := range inputs {
+		runs := loadAll(t, in.name, in.data)
+		if len(runs) == 0 {
+			// A recording cut before its events array holds no run.
+			t.Logf("%s: no run loaded", in.name)
+			continue
+		}
+		variants := declVariants
+		if p, ok := own[in.name]; ok {
+			yaml, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			variants = append(variants[:len(variants):len(variants)], declVariant{name: "own", yaml: string(yaml), file: p})
+		}
+		for _, v := range variants {
+			decl := v.decl(t)
+			opts := Options{}
+			if v.dev {
+				opts.Posture = checks.PostureDev
+			}
+			for _, run := range runs {
+				assertSameReplay(t, in.name+" ("+v.name+")", run, decl, opts)
+			}
+		}
+	}
+}
+
+// TestNeedsKnowEveryCheck keeps the table of what each check reads in step
+// with the registry: a registered check the table does not list would make
+// every replay read everything, silently.
+func TestNeedsKnowEveryCheck(t *testing.T) {
+	for _, c := range checks.Registry {
+		if _, ok := checkNeeds[c]; !ok {
+			t.Errorf("%s is registered but checkNeeds does not say what it reads", c.Key())
+		}
+	}
+}
+
+// TestUnknownCheckReadsEverything: a registry the engine does not know is
+// handed every input.
+func TestUnknownCheckReadsEverything(t *testing.T) {
+	own := *checks.WireInvariant
+	reg := []*checks.Check{&own}
+	l := checks.NewLedger(reg, nil, checks.PostureObserve)
+	if got := needsOf(reg, l, nil); got != allNeeds {
+		t.Errorf("needs of an unknown check: %+v, want everything", got)
+	}
+	if got := needsOf(checks.Registry, checks.NewLedger(checks.Registry, nil, checks.PostureObserve), nil); got != (needs{}) {
+		t.Errorf("needs with nothing declared: %+v, want nothing beyond the wire", got)
+	}
+}
+
+// FuzzReplayPaths replays fuzzed recordings both ways and requires the same
+// evidence.
+func FuzzReplayPaths(f *testing.F) {
+	for _, s := range replaySeeds(f) {
+		f.Add(s)
+	}
+	var decls []*checks.Declarations
+	for _, v := range declVariants {
+		if !v.dev {
+			decls = append(decls, v.decl(f))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), recording.Options{MaxNesting: 2000}, func(run *recording.Run) error {
+			for _, d := range decls {
+				assertSameReplay(t, "fuzz", run, d, Options{})
+			}
+			return nil
+		})
+	})
+}
+
+// FuzzReplayPathsEvent puts one fuzzed event (a chosen type, a fuzzed
+// payload) at a fuzzed position of a fixture run, as FuzzReplayEvent does,
+// and requires both readings to give the same evidence: a hostile payload
+// in the middle of a plausible run must not read differently.
+func FuzzReplayPathsEvent(f *testing.F) {
+	seeds := replaySeeds(f)
+	for i, p := range []string{
+		`{"contentHash":"0","slot":"messages","rawContent":"h-042","asRole":"tool","sourceId":"c0","position":3}`,
+		`{"iteration":1,"provider":"mock","tools":[{"name":"backup_status"},{"Name":"fleet_report"}]}`,
+		`{"iteration":1,"content":"{\"nav_count\":5}","wireManifest":{"toolNames":["backup_status",null,7]}}`,
+		`{"toolName":"backup_status","toolCallId":"c1","args":{"host":"h-042"},"toolCallId":"c2"}`,
+		`{"toolCallId":"c1","result":[],"error":"no"}`,
+		`{"slot":"messages","contentHash":5}`,
+		`{"iterIndex":1,"history":[{"role":"tool","content":"h-042","toolCallId":"c0"},{"role":"assistant","toolCalls":[{"id":"c1","name":"backup_status"},null]}]}`,
+		`{"mapId":"skill-map","iteration":"1"}`,
+		`{"chosen":"final","iterIndex":1.5}`,
+	} {
+		f.Add(uint8(i), uint16(i*7), uint8(i*3), []byte(p))
+	}
+	var decls []*checks.Declarations
+	for _, v := range declVariants {
+		if !v.dev {
+			decls = append(decls, v.decl(f))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, pos uint16, typ uint8, payload []byte) {
+		lines := bytes.SplitAfter(seeds[int(which)%len(seeds)], []byte("\n"))
+		runID := "run-fuzz"
+		var first struct {
+			Meta struct {
+				RunID string `json:"runId"`
+			} `json:"meta"`
+		}
+		if json.Unmarshal(lines[0], &first) == nil && first.Meta.RunID != "" {
+			runID = first.Meta.RunID
+		}
+		ev, err := json.Marshal(map[string]any{
+			"type":    eventTypes[int(typ)%len(eventTypes)],
+			"payload": json.RawMessage(payloadOrString(payload)),
+			"meta":    map[string]any{"runId": runID, "runtimeStageId": "fuzz#1"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := int(pos) % len(lines)
+		var data []byte
+		for i, l := range lines {
+			if i == at {
+				data = append(append(data, ev...), '\n')
+			}
+			data = append(data, l...)
+		}
+		recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), recording.Options{}, func(run *recording.Run) error {
+			for _, d := range decls {
+				assertSameReplay(t, "fuzz", run, d, Options{})
+			}
+			return nil
+		})
+	})
+}
+
+// FuzzPayloadDecoders holds each payload decoder to the lenient
+// encoding/json reading on one fuzzed payload, valid JSON or not.
+func FuzzPayloadDecoders(f *testing.F) {
+	for _, s := range []string{
+		`{"contentHash":"0","slot":"messages","rawContent":"h-042","asRole":"tool","sourceId":"c0","position":3}`,
+		`{"slot":"messages","Slot":"tools","rawContent":null,"position":1e999}`,
+		`{"iteration":1,"provider":"mock","tools":[{"name":"a"},{"name":"b","NAME":"c"}],"toolsCount":2,"systemPromptText":"s\u00e9"}`,
+		`{"iteration":2,"content":"{\"nav\":5}","wireManifest":{"toolNames":["a",null,3,"b"]}}`,
+		`{"wireManifest":{"toolNames":null}}`,
+		`{"toolName":"x","toolCallId":"c1","args":{"host":"h"},"toolName":"y"}`,
+		`{"toolCallId":"c1","result":"text","error":false}`,
+		`{"toolCallId":"c1","result":null,"error":"yes"}`,
+		`{"iterIndex":1,"history":[{"role":"tool","content":"h","toolCallId":"c0","toolName":"t"},{"role":"assistant","content":null,"toolCalls":[{"id":"c1","name":"n"}]}]}`,
+		`{"iterIndex":1,"history":[null,{"role":5}]}`,
+		`{"toolName":"w","toolCallId":"c0","iteration":1,"semantics":{"af_semantics":true}}`,
+		`{"\u0073lot":"messages","ſlot":"x","K":1}`,
+		`{"mapId":"m","iteration":2,"reengaged":true,"chosen":"final","iterIndex":3,"userPrompt":"u","finalContent":null}`,
+		`{"mapID":"m","chosen":5}`,
+		`[1,2]`, `null`, `"s"`, `{"slot":`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		same := func(what string, slow, fast any) {
+			t.Helper()
+			if diff := cmp.Diff(slow, fast); diff != "" {
+				t.Errorf("%s of %q (-lenient +fast):\n%s", what, raw, diff)
+			}
+		}
+		type result[T any] struct {
+			P  T
+			OK bool
+		}
+		decodeBoth := func(what string, fast func(json.RawMessage, bool) (any, bool), zero func() any) {
+			t.Helper()
+			s := zero()
+			ok := decodeLoose(raw, s)
+			fp, fok := fast(raw, false)
+			same(what, result[any]{s, ok}, result[any]{fp, fok})
+		}
+		decodeBoth("injected", func(r json.RawMessage, slow bool) (any, bool) {
+			var p injectedPayload
+			ok := decodeInjected(r, &p, nil, slow)
+			return &p, ok
+		}, func() any { return new(injectedPayload) })
+		decodeBoth("llm_start", func(r json.RawMessage, slow bool) (any, bool) {
+			var p llmStartPayload
+			ok := decodeLLMStart(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(llmStartPayload) })
+		decodeBoth("llm_end", func(r json.RawMessage, slow bool) (any, bool) {
+			var p llmEndPayload
+			ok := decodeLLMEnd(r, &p, true, slow)
+			return &p, ok
+		}, func() any { return new(llmEndPayload) })
+		decodeBoth("tool_start", func(r json.RawMessage, slow bool) (any, bool) {
+			var p toolStartPayload
+			ok := decodeToolStart(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(toolStartPayload) })
+		decodeBoth("tool_end", func(r json.RawMessage, slow bool) (any, bool) {
+			var p toolEndPayload
+			ok := decodeToolEnd(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(toolEndPayload) })
+		decodeBoth("evicted", func(r json.RawMessage, slow bool) (any, bool) {
+			var p evictedPayload
+			ok := decodeEvicted(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(evictedPayload) })
+		decodeBoth("semantics", func(r json.RawMessage, slow bool) (any, bool) {
+			var p semanticsPayload
+			ok := decodeSemantics(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(semanticsPayload) })
+		decodeBoth("iteration_end", func(r json.RawMessage, slow bool) (any, bool) {
+			var p iterationEndPayload
+			ok := decodeIterationEnd(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(iterationEndPayload) })
+
+		decodeBoth("turn_start", func(r json.RawMessage, slow bool) (any, bool) {
+			var p turnStartPayload
+			ok := decodeTurnStart(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(turnStartPayload) })
+		decodeBoth("turn_end", func(r json.RawMessage, slow bool) (any, bool) {
+			var p turnEndPayload
+			ok := decodeTurnEnd(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(turnEndPayload) })
+		decodeBoth("slot_composed", func(r json.RawMessage, slow bool) (any, bool) {
+			var p slotComposedPayload
+			ok := decodeSlotComposed(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(slotComposedPayload) })
+		decodeBoth("map", func(r json.RawMessage, slow bool) (any, bool) {
+			var p mapPayload
+			ok := decodeMap(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(mapPayload) })
+		decodeBoth("route_decided", func(r json.RawMessage, slow bool) (any, bool) {
+			var p routePayload
+			ok := decodeRoute(r, &p, slow)
+			return &p, ok
+		}, func() any { return new(routePayload) })
+
+		var full injectedPayload
+		fullOK := decodeLoose(raw, &full)
+		slot, slotOK := injectedSlot(raw)
+		same("injected slot", result[string]{full.Slot, fullOK}, result[string]{slot, slotOK})
+
+		hs, hsOK := decodeHistory(raw, true, true)
+		hf, hfOK := decodeHistory(raw, true, false)
+		same("history", result[[]historyMessage]{hs, hsOK}, result[[]historyMessage]{hf, hfOK})
+		if hsOK && hfOK {
+			// Without content only the contents may differ.
+			hn, hnOK := decodeHistory(raw, false, false)
+			for i := range hs {
+				hs[i].Content = nil
+			}
+			same("history without content", result[[]historyMessage]{hs, hsOK}, result[[]historyMessage]{hn, hnOK})
+		}
+
+		ns, nsOK := toolNames(raw)
+		nf, nfOK := toolNamesOf(raw, false)
+		same("tool names", result[[]string]{ns, nsOK}, result[[]string]{nf, nfOK})
+
+		type manifest struct {
+			Names   []string
+			Stated  bool
+			Problem string
+		}
+		var ms, mf manifest
+		ms.Names, ms.Stated, ms.Problem = manifestNames(raw)
+		mf.Names, mf.Stated, mf.Problem = manifestNamesOf(raw, false)
+		same("manifest", ms, mf)
+
+		if len(raw) > 0 {
+			same("result text", resultText(raw), resultTextOf(raw, nil, false))
+			same("result text, cached", resultText(raw), resultTextOf(raw, new(textCache), false))
+		}
+		ss, ssOK := stringValue(raw, true)
+		sf, sfOK := stringValue(raw, false)
+		same("string value", result[string]{ss, ssOK}, result[string]{sf, sfOK})
+	})
+}

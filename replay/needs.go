@@ -1,0 +1,110 @@
+package replay
+
+import "github.com/fpcheck/fpcheck/checks"
+
+// needs says which of the engine's derived inputs some armed check (or the
+// answer validation) reads. Reading a recording costs its bytes, and most
+// of the bytes are message text (context.injected, iteration_end.history,
+// tool results) that only a few checks look at: a replay with nothing
+// declared judges the wire alone, which reads llm_start.tools and
+// llm_end.wireManifest and nothing else. What nobody reads is not decoded.
+// Every seam hook of an armed check is still called at every encounter, so
+// the ledger counts what it always counted; only the parts of a view its
+// check never reads are left empty.
+type needs struct {
+	// frame is the request of each model call (system prompt and
+	// messages), rebuilt from context.injected, iteration_end.history and
+	// turn_start; it also needs evictions joined to the history, since an
+	// evicted message leaves the frame.
+	frame bool
+	// evictions are the context.evicted events joined to the messages
+	// they removed (by content hash).
+	evictions bool
+	// served are the tool results the run served, for the key arguments
+	// of a tool that declares argumentsFrom.
+	served bool
+	// callNames are the tool names of tool call ids.
+	callNames bool
+	// write is true when a write-seam check is armed: tool_end is read.
+	write bool
+	// claimRows is the ledger of settled facts (tools.semantics_declared).
+	claimRows bool
+	// claims is true when final answers are judged (a claim-seam check
+	// or the answer validation): route_decided and turn_end are followed
+	// and llm_end.content is kept.
+	claims bool
+	// parks are the parked maps and the stage of the tools slot, for the
+	// compose invariant.
+	parks bool
+}
+
+// allNeeds is what an engine that cannot tell what its checks read builds.
+var allNeeds = needs{frame: true, evictions: true, served: true, callNames: true, write: true, claimRows: true, claims: true, parks: true}
+
+// checkNeeds is what each check of the registry reads of its views. A
+// check not listed here (another registry's) is assumed to read
+// everything.
+var checkNeeds = map[*checks.Check]needs{
+	// Served and the manifest only.
+	checks.WireInvariant: {},
+	// Served, parked maps, the tools-slot stage.
+	checks.ComposeInvariant: {parks: true},
+	// Served against evictions and the frame's messages.
+	checks.DanglingReference: {frame: true, evictions: true},
+	// The calls against the frame they were chosen from.
+	checks.UnsupportedArgument: {frame: true},
+	// The answer against the settled facts.
+	checks.UnsupportedClaim: {claimRows: true, claims: true},
+	// The answer against the frame's grounding.
+	checks.PriorTurnEvidence: {frame: true, claims: true},
+	// The result, the call and where its key arguments were served.
+	checks.EmptyLookup: {write: true, served: true},
+	// The result and the call.
+	checks.ColumnTypeMismatch: {write: true},
+	checks.MissingColumn:      {write: true},
+}
+
+// reads is what check c reads of its views.
+func (e *engine) reads(c *checks.Check) needs {
+	if n, ok := checkNeeds[c]; ok && !e.slow {
+		return n
+	}
+	return allNeeds
+}
+
+// needsOf is what the armed checks of reg and the answer validation read.
+func needsOf(reg []*checks.Check, l *checks.Ledger, d *checks.Declarations) needs {
+	var n needs
+	for _, c := range reg {
+		if !l.Armed(c) {
+			continue
+		}
+		cn, known := checkNeeds[c]
+		if !known {
+			return allNeeds
+		}
+		n = n.or(cn)
+	}
+	if d != nil && len(d.Claims) > 0 {
+		n.claimRows, n.claims = true, true
+	}
+	if d.NamesAndNumbersDeclared() {
+		n.frame, n.claims = true, true
+	}
+	// Tool names are read wherever messages or calls are named.
+	n.callNames = n.callNames || n.frame || n.evictions || n.served || n.write
+	return n
+}
+
+func (n needs) or(m needs) needs {
+	return needs{
+		frame:     n.frame || m.frame,
+		evictions: n.evictions || m.evictions,
+		served:    n.served || m.served,
+		callNames: n.callNames || m.callNames,
+		write:     n.write || m.write,
+		claimRows: n.claimRows || m.claimRows,
+		claims:    n.claims || m.claims,
+		parks:     n.parks || m.parks,
+	}
+}

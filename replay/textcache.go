@@ -1,0 +1,101 @@
+package replay
+
+import (
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
+)
+
+// minCachedText is the shortest JSON string worth remembering: shorter
+// ones cost less to decode than to look up.
+const minCachedText = 64
+
+// textCache remembers the long strings and message hashes of the last two
+// model calls. A run repeats each message's text in every later request
+// that carries it (context.injected), in every iteration_end history and
+// in the tool result it came from, so without it the same text is decoded,
+// allocated and hashed again and again. Entries not used during a whole
+// call are forgotten, so the cache holds about what one request holds.
+type textCache struct {
+	texts, oldTexts   map[string]cachedText
+	hashes, oldHashes map[hashKey]string
+}
+
+type cachedText struct {
+	raw  string // the JSON string token, the map key
+	text string
+}
+
+type hashKey struct {
+	role    string
+	index   int
+	content string
+}
+
+// rotate starts a new generation, at each model call.
+func (c *textCache) rotate() {
+	c.oldTexts, c.texts = c.texts, nil
+	c.oldHashes, c.hashes = c.hashes, nil
+}
+
+// text is stringValue(raw, false), remembered for long strings; a nil
+// cache remembers nothing.
+func (c *textCache) text(raw []byte) (string, bool) {
+	if c == nil || len(raw) < minCachedText || raw[0] != '"' {
+		return stringValue(raw, false)
+	}
+	if t, ok := c.texts[string(raw)]; ok {
+		return t.text, true
+	}
+	if t, ok := c.oldTexts[string(raw)]; ok {
+		c.keepText(t)
+		return t.text, true
+	}
+	s, err := jsonfast.String(raw)
+	if err != nil {
+		return stringValue(raw, false)
+	}
+	c.keepText(cachedText{raw: string(raw), text: s})
+	return s, true
+}
+
+func (c *textCache) keepText(t cachedText) {
+	if c.texts == nil {
+		c.texts = map[string]cachedText{}
+	}
+	c.texts[t.raw] = t
+}
+
+// messageHash is MessageHash, remembered for long contents.
+func (c *textCache) messageHash(role string, index int, content string) string {
+	if c == nil || len(content) < minCachedText {
+		return MessageHash(role, index, content)
+	}
+	k := hashKey{role, index, content}
+	if h, ok := c.hashes[k]; ok {
+		return h
+	}
+	h, ok := c.oldHashes[k]
+	if !ok {
+		h = MessageHash(role, index, content)
+	}
+	if c.hashes == nil {
+		c.hashes = map[hashKey]string{}
+	}
+	c.hashes[k] = h
+	return h
+}
+
+// text is stringValue(raw, e.slow), through the engine's cache.
+func (e *engine) text(raw []byte) (string, bool) {
+	if e.slow {
+		return stringValue(raw, true)
+	}
+	return e.cache.text(raw)
+}
+
+// messageHash is MessageHash, through the engine's cache.
+func (e *engine) messageHash(role string, index int, content string) string {
+	if e.slow {
+		return MessageHash(role, index, content)
+	}
+	return e.cache.messageHash(role, index, content)
+}
