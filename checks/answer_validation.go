@@ -56,7 +56,7 @@ func ValidateClaims(declared []ClaimDecl, rows []ClaimRow, answer string, answer
 	case !answerKnown:
 		problem = "answer-not-recorded"
 	default:
-		n, err := parseJSONNode([]byte(answer))
+		n, err := parseJSONText(answer)
 		if err != nil || (n.kind != 'o' && n.kind != 'a') {
 			problem = "answer-not-json: the answer is not a JSON object or array"
 		} else {

@@ -98,14 +98,11 @@ func judgeColumns(v WriteView, d *Declarations, kind string) Verdict {
 	if v.Error {
 		return NotApplicableVerdict()
 	}
-	if _, ok := ReadRowset(v.Result); !ok {
+	rows, ok := readRowset(v.Result)
+	if !ok {
 		return NotApplicableVerdict()
 	}
-	mismatch, missing := columnTypesOf(v, d.Dials.CheckColumnTypes)
-	fs := mismatch
-	if kind == KindMissingColumn {
-		fs = missing
-	}
+	fs := columnFindings(v, rows, d.Dials.CheckColumnTypes, kind)
 	if len(fs) == 0 {
 		return Pass()
 	}
@@ -116,18 +113,23 @@ func judgeColumns(v WriteView, d *Declarations, kind string) Verdict {
 // least one row, or a string holding one as JSON. Anything else is not a
 // rowset and is not judged.
 func ReadRowset(result json.RawMessage) ([]*jsonNode, bool) {
-	n, err := parseJSONNode(result)
-	if err != nil {
+	rows, ok := readRowset(result)
+	return append([]*jsonNode(nil), rows...), ok
+}
+
+// readRowset is ReadRowset without the copy: the rows are shared with every
+// other reader of the same result and must not be changed.
+func readRowset(result json.RawMessage) ([]*jsonNode, bool) {
+	r := parseResult(result)
+	n := r.node
+	if n == nil {
 		return nil, false
 	}
 	if n.kind == 's' {
-		t := strings.TrimSpace(n.str)
-		if !strings.HasPrefix(t, "[") {
+		if !strings.HasPrefix(r.trimmed, "[") || r.inner == nil {
 			return nil, false
 		}
-		if n, err = parseJSONNode([]byte(t)); err != nil {
-			return nil, false
-		}
+		n = r.inner
 	}
 	if n.kind != 'a' || len(n.items) == 0 {
 		return nil, false
@@ -151,17 +153,29 @@ type columnViolation struct {
 // columnTypesOf is the pure judge of one rowset: the mismatch findings and
 // the missing-column findings, in declaration order.
 func columnTypesOf(v WriteView, mode string) (mismatch, missing []Finding) {
-	rows, ok := ReadRowset(v.Result)
+	rows, ok := readRowset(v.Result)
 	if !ok {
 		return nil, nil
 	}
+	return columnFindings(v, rows, mode, KindColumnTypeMismatch), columnFindings(v, rows, mode, KindMissingColumn)
+}
+
+// columnFindings is the findings of one kind (column-type-mismatch or
+// missing-column) about the rows of one result, in declaration order. The
+// refusal under enforce names the faults of both kinds, so there every
+// column is judged whichever kind is asked for.
+func columnFindings(v WriteView, rows []*jsonNode, mode, kind string) []Finding {
 	subject := toolSubject(v.Call.Name)
 	call := orUnknown(v.Call.ID)
+	judgeTypes := kind == KindColumnTypeMismatch || mode == ColumnsEnforce
 	var violations []columnViolation
 	var absentCols []ColumnDecl
 	for _, col := range v.Tool.ResultColumns {
 		if !inAnyRow(rows, col.Name) {
 			absentCols = append(absentCols, col)
+			continue
+		}
+		if !judgeTypes {
 			continue
 		}
 		if cv, bad := judgeColumn(rows, col); bad {
@@ -173,23 +187,27 @@ func columnTypesOf(v WriteView, mode string) (mismatch, missing []Finding) {
 		outcome = "Under enforce, the live run would have refused these rows and handed the model this instead: " + refusalSentence(v.Call.Name, violations, absentCols)
 	}
 	declared := fmt.Sprintf("resultColumns of '%s', as declared", v.Call.Name)
-	for _, cv := range violations {
-		nullable := ""
-		if cv.col.Nullable {
-			nullable = " (nullable)"
+	var fs []Finding
+	if kind == KindColumnTypeMismatch {
+		for _, cv := range violations {
+			nullable := ""
+			if cv.col.Nullable {
+				nullable = " (nullable)"
+			}
+			hint := ""
+			if cv.absence && !cv.col.Nullable {
+				hint = "If a row may legitimately carry nothing in this column, declare it nullable: true. "
+			}
+			witnesses := []Witness{
+				asserted(subject, cv.col.Name, "declared "+cv.col.Type+nullable, v.Iteration, declared),
+				asserted(subject, cv.col.Name, fmt.Sprintf("%d of %d rows hold %s; first: %s", cv.rows, cv.ofRows, cv.got, cv.sample), v.Iteration,
+					fmt.Sprintf("stream.tool_end %s: the result as the tool returned it", call)),
+			}
+			fs = append(fs, finding(KindColumnTypeMismatch, SeamWrite, []Subject{subject}, cv.col.Name, witnesses, v.Iteration,
+				fmt.Sprintf("'%s' declares column '%s' as %s, and %d of %d %s hold something else; the first is %s (%s). %s%s Call id %s. %s",
+					v.Call.Name, cv.col.Name, cv.col.Type, cv.rows, cv.ofRows, plural(cv.ofRows, "row", "rows"), cv.sample, cv.got, hint, ColumnTypeCeiling, call, outcome)))
 		}
-		hint := ""
-		if cv.absence && !cv.col.Nullable {
-			hint = "If a row may legitimately carry nothing in this column, declare it nullable: true. "
-		}
-		witnesses := []Witness{
-			asserted(subject, cv.col.Name, "declared "+cv.col.Type+nullable, v.Iteration, declared),
-			asserted(subject, cv.col.Name, fmt.Sprintf("%d of %d rows hold %s; first: %s", cv.rows, cv.ofRows, cv.got, cv.sample), v.Iteration,
-				fmt.Sprintf("stream.tool_end %s: the result as the tool returned it", call)),
-		}
-		mismatch = append(mismatch, finding(KindColumnTypeMismatch, SeamWrite, []Subject{subject}, cv.col.Name, witnesses, v.Iteration,
-			fmt.Sprintf("'%s' declares column '%s' as %s, and %d of %d %s hold something else; the first is %s (%s). %s%s Call id %s. %s",
-				v.Call.Name, cv.col.Name, cv.col.Type, cv.rows, cv.ofRows, plural(cv.ofRows, "row", "rows"), cv.sample, cv.got, hint, ColumnTypeCeiling, call, outcome)))
+		return fs
 	}
 	for _, col := range absentCols {
 		witnesses := []Witness{
@@ -197,16 +215,16 @@ func columnTypesOf(v WriteView, mode string) (mismatch, missing []Finding) {
 			asserted(subject, col.Name, "present in no row", v.Iteration,
 				fmt.Sprintf("stream.tool_end %s: the result as the tool returned it (%d %s)", call, len(rows), plural(len(rows), "row", "rows"))),
 		}
-		missing = append(missing, finding(KindMissingColumn, SeamWrite, []Subject{subject}, col.Name, witnesses, v.Iteration,
+		fs = append(fs, finding(KindMissingColumn, SeamWrite, []Subject{subject}, col.Name, witnesses, v.Iteration,
 			fmt.Sprintf("'%s' declares column '%s' (%s), and none of the %d %s it returned carries it: the column was never delivered, which is not a mistyped value, so look at what builds the rows rather than at how values are written. Declaring it nullable does not cover a column absent from every row; stop declaring it if it may be missing. %s Call id %s. %s",
 				v.Call.Name, col.Name, col.Type, len(rows), plural(len(rows), "row", "rows"), ColumnTypeCeiling, call, outcome)))
 	}
-	return mismatch, missing
+	return fs
 }
 
 func inAnyRow(rows []*jsonNode, col string) bool {
 	for _, r := range rows {
-		if _, ok := r.fields[col]; ok {
+		if _, ok := r.lookup(col); ok {
 			return true
 		}
 	}
@@ -218,7 +236,7 @@ func inAnyRow(rows []*jsonNode, col string) bool {
 func judgeColumn(rows []*jsonNode, col ColumnDecl) (columnViolation, bool) {
 	cv := columnViolation{col: col, ofRows: len(rows)}
 	for _, r := range rows {
-		val, present := r.fields[col.Name]
+		val, present := r.lookup(col.Name)
 		if !present || val.kind == 'z' {
 			if col.Nullable {
 				continue

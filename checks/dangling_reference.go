@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -79,14 +80,30 @@ type evictionSummary struct {
 
 func summarizeEvictions(evs []Eviction) evictionSummary {
 	s := evictionSummary{dropped: map[string]bool{}, maybe: map[string][]string{}}
-	for _, e := range evs {
+	for i := range evs {
+		e := &evs[i]
 		if !e.Resolved() {
 			s.anyMaybe = append(s.anyMaybe, fmt.Sprintf("context.evicted %s at iteration %d matches no message recorded before it in this run, so which message left the window is unknown", e.Hash, e.Iteration))
 			continue
 		}
+		if len(e.Candidates) == 1 {
+			// The exact join, nearly every eviction: one message, known.
+			c := &e.Candidates[0]
+			if c.Role != RoleTool {
+				continue
+			}
+			if c.ToolName != "" {
+				s.anyToolDropped = true
+				if !s.dropped[c.ToolName] {
+					s.dropped[c.ToolName] = true
+				}
+				continue
+			}
+		}
 		allTool, anyTool, unknownName := true, false, false
-		names := map[string]bool{}
-		for _, c := range e.Candidates {
+		var names []string // distinct, in the order met
+		for j := range e.Candidates {
+			c := &e.Candidates[j]
 			if c.Role != RoleTool {
 				allTool = false
 				continue
@@ -94,8 +111,8 @@ func summarizeEvictions(evs []Eviction) evictionSummary {
 			anyTool = true
 			if c.ToolName == "" {
 				unknownName = true
-			} else {
-				names[c.ToolName] = true
+			} else if !slices.Contains(names, c.ToolName) {
+				names = append(names, c.ToolName)
 			}
 		}
 		if !anyTool {
@@ -105,16 +122,14 @@ func summarizeEvictions(evs []Eviction) evictionSummary {
 			s.anyToolDropped = true
 		}
 		if allTool && !unknownName && len(names) == 1 {
-			for n := range names {
-				s.dropped[n] = true
-			}
+			s.dropped[names[0]] = true
 			continue
 		}
 		why := fmt.Sprintf("context.evicted %s at iteration %d matches %d recorded messages (%s), so which one left the window is ambiguous", e.Hash, e.Iteration, len(e.Candidates), describeCandidates(e.Candidates))
 		if unknownName {
 			s.anyMaybe = append(s.anyMaybe, why)
 		}
-		for n := range names {
+		for _, n := range names {
 			s.maybe[n] = append(s.maybe[n], why)
 		}
 	}

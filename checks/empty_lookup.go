@@ -83,23 +83,23 @@ type LookupReading struct {
 // null) is parsed and read the same way; any other non-empty string is
 // prose and is not judged.
 func ReadLookupResult(result json.RawMessage) LookupReading {
-	n, err := parseJSONNode(result)
-	if err != nil {
+	r := parseResult(result)
+	n := r.node
+	if n == nil {
 		return LookupReading{}
 	}
 	if n.kind == 's' {
-		t := strings.TrimSpace(n.str)
+		t := r.trimmed
 		if t == "" {
 			return LookupReading{Judged: true, Empty: true, Shape: "an empty string"}
 		}
 		if !strings.HasPrefix(t, "[") && !strings.HasPrefix(t, "{") && t != "null" {
 			return LookupReading{}
 		}
-		inner, err := parseJSONNode([]byte(t))
-		if err != nil {
+		if r.inner == nil {
 			return LookupReading{}
 		}
-		n = inner
+		n = r.inner
 	}
 	switch n.kind {
 	case 'z':
@@ -116,28 +116,29 @@ func ReadLookupResult(result json.RawMessage) LookupReading {
 }
 
 func readLookupObject(n *jsonNode) LookupReading {
-	if len(n.keys) == 0 {
+	if len(n.members) == 0 {
 		return LookupReading{Judged: true, Empty: true, Shape: "an empty object"}
 	}
-	if a := n.fields["af_absent"]; a != nil && a.kind == 'b' && a.b {
+	if a := n.field("af_absent"); a != nil && a.kind == 'b' && a.b {
 		return LookupReading{Judged: true, Empty: true, Shape: "a declared absence (af_absent)"}
 	}
-	if s := n.fields["af_semantics"]; s != nil && s.kind == 'b' && s.b {
+	if s := n.field("af_semantics"); s != nil && s.kind == 'b' && s.b {
 		for _, k := range []string{"facts", "series", "edges"} {
-			if v := n.fields[k]; v != nil && !(v.kind == 'a' && len(v.items) == 0) && v.kind != 'z' {
+			if v := n.field(k); v != nil && !(v.kind == 'a' && len(v.items) == 0) && v.kind != 'z' {
 				return LookupReading{Judged: true, Shape: "a semantic envelope that settles something"}
 			}
 		}
 		return LookupReading{Judged: true, Empty: true, Shape: "a semantic envelope with no facts, series or edges"}
 	}
 	list := ""
-	for _, k := range n.keys {
-		switch n.fields[k].kind {
+	var items []*jsonNode
+	for _, m := range n.members {
+		switch m.val.kind {
 		case 'a':
 			if list != "" {
 				return LookupReading{}
 			}
-			list = k
+			list, items = m.key, m.val.items
 		case 'o':
 			return LookupReading{}
 		}
@@ -145,7 +146,7 @@ func readLookupObject(n *jsonNode) LookupReading {
 	if list == "" {
 		return LookupReading{}
 	}
-	if items := n.fields[list].items; len(items) > 0 {
+	if len(items) > 0 {
 		return LookupReading{Judged: true, Shape: fmt.Sprintf("an object whose list '%s' holds %d %s", list, len(items), plural(len(items), "item", "items"))}
 	}
 	return LookupReading{Judged: true, Empty: true, Shape: fmt.Sprintf("an object whose only list, '%s', is empty", list)}
@@ -161,6 +162,7 @@ func KeyArguments(args json.RawMessage, grounds []string, served []ServedResult)
 	}
 	isGround := setOf(grounds)
 	var out []KeyArgument
+	var texts *lowerMemo
 	for _, leaf := range leaves {
 		if !IdentifierLike(leaf.value) {
 			continue
@@ -168,9 +170,16 @@ func KeyArguments(args json.RawMessage, grounds []string, served []ServedResult)
 		value := strings.TrimSpace(leaf.value)
 		needle := strings.ToLower(value)
 		k := KeyArgument{Path: leaf.path, Value: value}
+		if texts == nil {
+			all := make([]string, len(served))
+			for i := range served {
+				all[i] = served[i].Text
+			}
+			texts = newLowerMemo(all)
+		}
 		for i := range served {
 			s := &served[i]
-			if !strings.Contains(strings.ToLower(s.Text), needle) {
+			if !strings.Contains(texts.at(i), needle) {
 				continue
 			}
 			if isGround[s.Tool] {

@@ -117,7 +117,7 @@ func TestUnsupportedArguments(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			call := ToolCall{ID: "c9", Name: "backup_status", Args: json.RawMessage(tc.args)}
-			fs, unjudged, judged := unsupportedArguments(call, []string{"fleet_report"}, tc.frame, 2)
+			fs, unjudged, judged := unsupportedArguments(call, []string{"fleet_report"}, tc.frame, nil, 2)
 			if diff := cmp.Diff(tc.want, ids(fs)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}

@@ -81,8 +81,6 @@ type AnswerValue struct {
 var (
 	proseRatioRE = regexp.MustCompile(`^[0-9]{1,2}/[0-9]{1,2}$`)
 	numberTailRE = regexp.MustCompile(`^([-+]?[0-9]+(?:\.[0-9]+)?)[-/]?[a-z]{1,5}(?:/[a-z]{1,5})?$`)
-	bareNumberRE = regexp.MustCompile(`^[-+]?[0-9]+(?:\.[0-9]+)?$`)
-	thousandsRE  = regexp.MustCompile(`^-?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?$`)
 )
 
 // maxExactDigits is how many digits a float64 holds exactly; a longer
@@ -103,15 +101,78 @@ func normalizeToken(raw string) string {
 	if v == "" {
 		return ""
 	}
-	if thousandsRE.MatchString(v) {
+	if isThousands(v) {
 		v = strings.ReplaceAll(v, ",", "")
 	}
-	if bareNumberRE.MatchString(v) && countDigits(v) <= maxExactDigits {
+	if isBareNumber(v) && countDigits(v) <= maxExactDigits {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			v = jsNumber(f)
 		}
 	}
 	return v
+}
+
+// isBareNumber reports whether s is a plain decimal number: an optional
+// sign, digits, and optionally a point and more digits
+// (^[-+]?[0-9]+(?:\.[0-9]+)?$). Every token is asked, so it is not a
+// regular expression.
+func isBareNumber(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	return digitsThenFraction(s, i)
+}
+
+// isThousands reports whether s is a number written with comma thousands
+// separators (^-?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?$).
+func isThousands(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	j := digitsFrom(s, i)
+	if j == i || j-i > 3 {
+		return false
+	}
+	groups := 0
+	for j < len(s) && s[j] == ',' {
+		k := digitsFrom(s, j+1)
+		if k-(j+1) != 3 {
+			return false
+		}
+		j = k
+		groups++
+	}
+	if groups == 0 {
+		return false
+	}
+	return j == len(s) || s[j] == '.' && fractionEnds(s, j+1)
+}
+
+// digitsThenFraction reports whether s[i:] is digits, optionally followed
+// by a point and more digits, and nothing else.
+func digitsThenFraction(s string, i int) bool {
+	j := digitsFrom(s, i)
+	if j == i {
+		return false
+	}
+	return j == len(s) || s[j] == '.' && fractionEnds(s, j+1)
+}
+
+// fractionEnds reports whether s[i:] is one or more digits.
+func fractionEnds(s string, i int) bool {
+	k := digitsFrom(s, i)
+	return k > i && k == len(s)
+}
+
+// digitsFrom returns the index of the first byte at or after i that is not
+// an ASCII digit.
+func digitsFrom(s string, i int) int {
+	for i < len(s) && isDigitByte(s[i]) {
+		i++
+	}
+	return i
 }
 
 func countDigits(s string) int {
@@ -182,7 +243,7 @@ func classify(token string, minDigits int) (AnswerValue, bool) {
 	numeric := ""
 	if m := numberTailRE.FindStringSubmatch(token); m != nil {
 		numeric = normalizeToken(m[1])
-	} else if bareNumberRE.MatchString(token) {
+	} else if isBareNumber(token) {
 		numeric = token
 	}
 	if numeric != "" {
@@ -243,7 +304,7 @@ func ExtractValues(answer string, minDigits int) (values []AnswerValue, unread i
 		}
 		return true
 	}
-	if n, err := parseJSONNode([]byte(strings.TrimSpace(answer))); err == nil && n.kind != 's' {
+	if n, err := parseJSONText(strings.TrimSpace(answer)); err == nil && n.kind != 's' {
 		walkValues(n, emit)
 	} else if err == nil {
 		tokenize(n.str, emit)
@@ -258,8 +319,8 @@ func ExtractValues(answer string, minDigits int) (values []AnswerValue, unread i
 func walkValues(n *jsonNode, emit func(string) bool) {
 	switch n.kind {
 	case 'o':
-		for _, k := range n.keys {
-			walkValues(n.fields[k], emit)
+		for _, m := range n.members {
+			walkValues(m.val, emit)
 		}
 	case 'a':
 		for _, it := range n.items {
@@ -379,7 +440,7 @@ func (g *GroundingIndex) addText(text string) {
 func (g *GroundingIndex) indexResult(content string) {
 	trimmed := strings.TrimSpace(content)
 	if strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[") {
-		if n, err := parseJSONNode([]byte(trimmed)); err == nil {
+		if n, err := parseJSONText(trimmed); err == nil {
 			g.walk(n)
 			return
 		}
@@ -391,15 +452,15 @@ func (g *GroundingIndex) walk(n *jsonNode) {
 	switch n.kind {
 	case 'o':
 		absent := false
-		if a := n.fields["af_absent"]; a != nil && a.kind == 'b' && a.b {
+		if a := n.field("af_absent"); a != nil && a.kind == 'b' && a.b {
 			absent = true
 		}
-		for _, k := range n.keys {
-			if absent && k == "looked_for" {
+		for _, m := range n.members {
+			if absent && m.key == "looked_for" {
 				continue
 			}
-			g.add(k)
-			g.walk(n.fields[k])
+			g.add(m.key)
+			g.walk(m.val)
 		}
 	case 'a':
 		for _, it := range n.items {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // UnsupportedArgument is unsupported-argument at the choice seam: the model
@@ -38,7 +40,7 @@ Fences, each silent by design: non-string arguments (numbers, booleans, null) ar
 			},
 		}
 		call := ToolCall{ID: "canary-call", Name: "canary_tool", Args: json.RawMessage(`{"machine":"4417-ganymede"}`)}
-		fs, _, _ := unsupportedArguments(call, []string{"canary_ground"}, frame, -1)
+		fs, _, _ := unsupportedArguments(call, []string{"canary_ground"}, frame, nil, -1)
 		return fs
 	},
 	OnChoice: judgeChoice,
@@ -84,6 +86,53 @@ func stringLeaves(raw json.RawMessage) ([]argLeaf, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
 	}
+	if jsonfast.Valid(raw) {
+		// Arguments that are one valid value, the usual case, are walked
+		// without a decoder; anything else (and the wording of its error)
+		// is left to the token walk below.
+		var out []argLeaf
+		if err := validLeaves(raw, "", &out); err == nil {
+			return out, nil
+		}
+	}
+	return decodeLeaves(raw)
+}
+
+// validLeaves appends the string leaves of a value jsonfast has validated.
+func validLeaves(val []byte, path string, out *[]argLeaf) error {
+	var err error
+	switch jsonfast.KindOf(val) {
+	case jsonfast.KindObject:
+		if e := jsonfast.Members(val, func(key []byte, _ bool, v []byte) bool {
+			err = validLeaves(v, joinPath(path, string(key)), out)
+			return err == nil
+		}); e != nil {
+			return e
+		}
+	case jsonfast.KindArray:
+		if e := jsonfast.Elements(val, func(i int, v []byte) bool {
+			err = validLeaves(v, joinPath(path, strconv.Itoa(i)), out)
+			return err == nil
+		}); e != nil {
+			return e
+		}
+	case jsonfast.KindString:
+		s, e := jsonfast.String(val)
+		if e != nil {
+			return e
+		}
+		p := path
+		if p == "" {
+			p = rootPath
+		}
+		*out = append(*out, argLeaf{path: p, value: s})
+	}
+	return err
+}
+
+// decodeLeaves is stringLeaves by a token decoder: the reference walk, and
+// the one whose errors name what is wrong with unreadable arguments.
+func decodeLeaves(raw json.RawMessage) ([]argLeaf, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var out []argLeaf
@@ -150,15 +199,30 @@ const (
 	nowhereInFrame
 )
 
-func locate(needle string, frame Frame) groundedness {
-	for _, s := range frame.System {
-		if strings.Contains(strings.ToLower(s), needle) {
+// frameTexts are the texts of one frame, each lowered on first use and at
+// most once, however many values are looked up in it.
+type frameTexts struct {
+	system, messages *lowerMemo
+}
+
+func newFrameTexts(f Frame) *frameTexts {
+	msgs := make([]string, len(f.Messages))
+	for i, m := range f.Messages {
+		msgs[i] = m.Content
+	}
+	return &frameTexts{system: newLowerMemo(f.System), messages: newLowerMemo(msgs)}
+}
+
+// locate finds a lowered value in a frame whose texts ft holds lowered.
+func locate(needle string, frame Frame, ft *frameTexts) groundedness {
+	for i := range frame.System {
+		if strings.Contains(ft.system.at(i), needle) {
 			return groundedInFrame
 		}
 	}
 	inAssistant := false
-	for _, m := range frame.Messages {
-		has := strings.Contains(strings.ToLower(m.Content), needle)
+	for i, m := range frame.Messages {
+		has := strings.Contains(ft.messages.at(i), needle)
 		if !has {
 			continue
 		}
@@ -187,8 +251,9 @@ func clip(s string) string {
 
 // unsupportedArguments is the pure judge for one call: the findings it
 // files, the arguments it could not judge (with why), and how many
-// identifier-like arguments it looked at.
-func unsupportedArguments(call ToolCall, grounds []string, frame Frame, epoch int64) (fs []Finding, unjudged []string, judged int) {
+// identifier-like arguments it looked at. ft holds the frame's texts (nil:
+// made here), shared by the calls of one response.
+func unsupportedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTexts, epoch int64) (fs []Finding, unjudged []string, judged int) {
 	leaves, err := stringLeaves(call.Args)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orUnknown(call.ID), call.Name, err)}, 0
@@ -199,7 +264,10 @@ func unsupportedArguments(call ToolCall, grounds []string, frame Frame, epoch in
 		}
 		judged++
 		value := strings.TrimSpace(leaf.value)
-		where := locate(strings.ToLower(value), frame)
+		if ft == nil {
+			ft = newFrameTexts(frame)
+		}
+		where := locate(strings.ToLower(value), frame, ft)
 		if where == groundedInFrame {
 			continue
 		}
@@ -252,13 +320,17 @@ func judgeChoice(v ChoiceView, d *Declarations) Verdict {
 	var fs []Finding
 	var reasons []string
 	armed, judged := 0, 0
+	var ft *frameTexts
 	for _, call := range v.Calls {
 		grounds := d.GroundsOf(call.Name)
 		if len(grounds) == 0 {
 			continue
 		}
 		armed++
-		f, why, n := unsupportedArguments(call, grounds, v.Call.Frame, v.Call.Iteration)
+		if ft == nil {
+			ft = newFrameTexts(v.Call.Frame)
+		}
+		f, why, n := unsupportedArguments(call, grounds, v.Call.Frame, ft, v.Call.Iteration)
 		fs = append(fs, f...)
 		reasons = append(reasons, why...)
 		judged += n

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -38,88 +37,6 @@ Fences: an answer field the answer does not carry is not-applicable; a fact no t
 	OnClaim: judgeClaims,
 }
 
-// jsonNode is a decoded JSON value that keeps numbers exact and object keys
-// in the order written: claims compare values the way agentfootprint does,
-// and messages quote them as the answer wrote them.
-type jsonNode struct {
-	kind   byte // 'o' object, 'a' array, 's' string, 'n' number, 'b' bool, 'z' null
-	keys   []string
-	fields map[string]*jsonNode
-	items  []*jsonNode
-	str    string
-	num    float64
-	b      bool
-}
-
-func parseJSONNode(raw []byte) (*jsonNode, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	n, err := decodeNode(dec)
-	if err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data")
-	}
-	return n, nil
-}
-
-func decodeNode(dec *json.Decoder) (*jsonNode, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if t == '{' {
-			n := &jsonNode{kind: 'o', fields: map[string]*jsonNode{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := decodeNode(dec)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := n.fields[k]; !dup {
-					n.keys = append(n.keys, k)
-				}
-				n.fields[k] = v // the last duplicate wins, as in JSON.parse
-			}
-			_, err := dec.Token()
-			return n, err
-		}
-		n := &jsonNode{kind: 'a'}
-		for dec.More() {
-			v, err := decodeNode(dec)
-			if err != nil {
-				return nil, err
-			}
-			n.items = append(n.items, v)
-		}
-		_, err := dec.Token()
-		return n, err
-	case string:
-		return &jsonNode{kind: 's', str: t}, nil
-	case json.Number:
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil && !isRangeErr(err) {
-			return nil, err
-		}
-		return &jsonNode{kind: 'n', num: f}, nil
-	case bool:
-		return &jsonNode{kind: 'b', b: t}, nil
-	}
-	return &jsonNode{kind: 'z'}, nil
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
-}
-
 // participates is false for a reading that says nothing: absent, or a claim
 // object of kind unknown or not-applicable.
 func participates(n *jsonNode) bool {
@@ -127,7 +44,7 @@ func participates(n *jsonNode) bool {
 		return false
 	}
 	if n.kind == 'o' {
-		if k := n.fields["kind"]; k != nil && k.kind == 's' && (k.str == "unknown" || k.str == "not-applicable") {
+		if k := n.field("kind"); k != nil && k.kind == 's' && (k.str == "unknown" || k.str == "not-applicable") {
 			return false
 		}
 	}
@@ -137,8 +54,8 @@ func participates(n *jsonNode) bool {
 // comparable unwraps a known claim object to its value.
 func comparable(n *jsonNode) *jsonNode {
 	if n != nil && n.kind == 'o' {
-		if k := n.fields["kind"]; k != nil && k.kind == 's' && k.str == "known" {
-			if v, ok := n.fields["value"]; ok {
+		if k := n.field("kind"); k != nil && k.kind == 's' && k.str == "known" {
+			if v, ok := n.lookup("value"); ok {
 				return v
 			}
 		}
@@ -149,7 +66,7 @@ func comparable(n *jsonNode) *jsonNode {
 func renderTo(b *strings.Builder, n *jsonNode) {
 	switch n.kind {
 	case 'o':
-		keys := append([]string(nil), n.keys...)
+		keys := n.keyList()
 		SortUTF16(keys)
 		b.WriteByte('{')
 		for i, k := range keys {
@@ -158,7 +75,7 @@ func renderTo(b *strings.Builder, n *jsonNode) {
 			}
 			b.Write(jsonValue(k))
 			b.WriteByte(':')
-			renderTo(b, n.fields[k])
+			renderTo(b, n.field(k))
 		}
 		b.WriteByte('}')
 	case 'a':
@@ -208,7 +125,7 @@ func readPath(n *jsonNode, path string) *jsonNode {
 		case cur == nil:
 			return nil
 		case cur.kind == 'o':
-			cur = cur.fields[step]
+			cur = cur.field(step)
 		case cur.kind == 'a':
 			i, err := strconv.Atoi(step)
 			if err != nil || i < 0 || i >= len(cur.items) || strconv.Itoa(i) != step {
@@ -234,13 +151,13 @@ func writeInOrder(b *strings.Builder, n *jsonNode) {
 	switch n.kind {
 	case 'o':
 		b.WriteByte('{')
-		for i, k := range n.keys {
+		for i, m := range n.members {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.Write(jsonValue(k))
+			b.Write(jsonValue(m.key))
 			b.WriteByte(':')
-			writeInOrder(b, n.fields[k])
+			writeInOrder(b, m.val)
 		}
 		b.WriteByte('}')
 	case 'a':
@@ -394,40 +311,40 @@ func ClaimRowsOf(semantics json.RawMessage, toolName, toolCallID string, iterati
 		return nil
 	}
 	measured := ""
-	if p := env.fields["provenance"]; p != nil && p.kind == 'o' {
-		measured = stringOfScalar(p.fields["measured_at"])
+	if p := env.field("provenance"); p != nil && p.kind == 'o' {
+		measured = stringOfScalar(p.field("measured_at"))
 	}
 	var rows []ClaimRow
 	row := func(entity, field string, value *jsonNode, at string) {
 		rows = append(rows, ClaimRow{Entity: entity, Field: field, Value: rawOf(value), ToolName: toolName, ToolCallID: toolCallID, Iteration: iteration, MeasuredAt: at})
 	}
-	if facts := env.fields["facts"]; facts != nil && facts.kind == 'a' {
+	if facts := env.field("facts"); facts != nil && facts.kind == 'a' {
 		for _, f := range facts.items {
 			if f.kind != 'o' {
 				continue
 			}
-			entity := stringOnly(f.fields["entity"])
-			for _, k := range f.keys {
-				if k != "entity" {
-					row(entity, k, f.fields[k], measured)
+			entity := stringOnly(f.field("entity"))
+			for _, m := range f.members {
+				if m.key != "entity" {
+					row(entity, m.key, m.val, measured)
 				}
 			}
 		}
 	}
-	if series := env.fields["series"]; series != nil && series.kind == 'a' {
+	if series := env.field("series"); series != nil && series.kind == 'a' {
 		for _, p := range series.items {
 			if p.kind != 'o' {
 				continue
 			}
 			at := measured
-			if t := p.fields["t"]; t != nil {
+			if t := p.field("t"); t != nil {
 				at = stringOfScalar(t)
 			}
-			value := p.fields["value"]
+			value := p.field("value")
 			if value == nil {
 				value = &jsonNode{kind: 'z'}
 			}
-			row(stringOnly(p.fields["entity"]), stringOnly(p.fields["metric"]), value, at)
+			row(stringOnly(p.field("entity")), stringOnly(p.field("metric")), value, at)
 		}
 	}
 	return rows

@@ -170,18 +170,18 @@ func sameItemsInAnotherOrder(a, b []*jsonNode) bool {
 }
 
 func compareObjects(a, b *jsonNode) Comparison {
-	if len(a.fields) != len(b.fields) {
+	if len(a.members) != len(b.members) {
 		return contradict()
 	}
-	keys := append([]string(nil), a.keys...)
+	keys := a.keyList()
 	SortUTF16(keys)
 	var why string
 	for _, k := range keys {
-		bv, ok := b.fields[k]
+		bv, ok := b.lookup(k)
 		if !ok {
 			return contradict()
 		}
-		c := compareNodes(a.fields[k], bv)
+		c := compareNodes(a.field(k), bv)
 		switch c.Outcome {
 		case Contradicts:
 			return contradict()
@@ -450,12 +450,12 @@ func readingOf(n *jsonNode) (*jsonNode, readingState) {
 		return nil, readingUnknown
 	}
 	if n.kind == 'o' {
-		if k := n.fields["kind"]; k != nil && k.kind == 's' {
+		if k := n.field("kind"); k != nil && k.kind == 's' {
 			switch k.str {
 			case "unknown", "not-applicable":
 				return nil, readingUnknown
 			case "known":
-				v, ok := n.fields["value"]
+				v, ok := n.lookup("value")
 				if !ok {
 					return nil, readingMalformed
 				}

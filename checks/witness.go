@@ -9,6 +9,14 @@ import (
 // jsonValue renders a witness value. HTML escaping is off so a value reads
 // the same in the JSON report as in the recording it came from.
 func jsonValue(v any) json.RawMessage {
+	if s, ok := v.(string); ok && plainJSONText(s) {
+		// What the encoder writes for text it need not escape, without
+		// the encoder: witnesses quote many such values.
+		out := make([]byte, 0, len(s)+2)
+		out = append(out, '"')
+		out = append(out, s...)
+		return append(out, '"')
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -16,6 +24,17 @@ func jsonValue(v any) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return json.RawMessage(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// plainJSONText reports whether s is printable ASCII without a quote or a
+// backslash: text a JSON string holds as it is.
+func plainJSONText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func epochPtr(e int64) *int64 { return &e }
