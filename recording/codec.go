@@ -7,9 +7,16 @@ import (
 	"fmt"
 )
 
-// This file is the only place that binds event bytes to Go values with a
-// JSON library. Everything else hands decodeEvent one event's bytes, so the
-// codec can be swapped for a faster one without touching the loader.
+// This file and codec_fast.go are the only places that bind event bytes to
+// Go values. Everything else hands an eventDecoder one event's bytes, so the
+// codec can be swapped without touching the loader.
+
+// legacyCodec switches the loader back to the encoding/json event decoder,
+// the byte-at-a-time snapshot walker and the scanner-based payload checks
+// it had before internal/jsonfast. Only tests set it, to hold the two
+// implementations to the same answers on the same inputs; it is read when
+// a load starts.
+var legacyCodec = false
 
 // wireEvent is the fast-path shape of one event. Type is a pointer so that
 // an absent or null type is told apart from a string.
@@ -56,6 +63,18 @@ func (e *notEventError) Error() string { return e.msg }
 // else is recovered and listed in notes. Event.Payload is a copy, so data
 // may be reused by the caller.
 func decodeEvent(data []byte, notes *decodeNotes) (Event, error) {
+	var d eventDecoder
+	d.legacy = legacyCodec
+	var r decodedEvent
+	d.decode(data, &r)
+	*notes = r.notes
+	return r.ev, r.err
+}
+
+// decodeEventStd decodes one event with encoding/json: the decoder of
+// record, which the fast path falls back to for anything unusual, so that
+// its messages and its reading of odd input stay the loader's.
+func decodeEventStd(data []byte, notes *decodeNotes, legacy bool) (Event, error) {
 	var w wireEvent
 	err := json.Unmarshal(data, &w)
 	if err == nil {
@@ -70,7 +89,7 @@ func decodeEvent(data []byte, notes *decodeNotes) (Event, error) {
 			ev.Meta = Meta(*w.Meta)
 		}
 		checkPayload(ev.Payload, notes)
-		checkPayloadFields(ev.Type, ev.Payload, notes)
+		checkPayloadFieldsWith(ev.Type, ev.Payload, notes, legacy)
 		return ev, nil
 	}
 	var te *json.UnmarshalTypeError
@@ -81,13 +100,13 @@ func decodeEvent(data []byte, notes *decodeNotes) (Event, error) {
 		}
 		return Event{}, &notEventError{msg: "not valid JSON (" + err.Error() + ")"}
 	}
-	return decodeEventSlow(data, notes)
+	return decodeEventSlow(data, notes, legacy)
 }
 
 // decodeEventSlow is the lenient path, taken only when some field has the
 // wrong JSON type: each field is decoded on its own and the ones that fit
 // are kept.
-func decodeEventSlow(data []byte, notes *decodeNotes) (Event, error) {
+func decodeEventSlow(data []byte, notes *decodeNotes, legacy bool) (Event, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return Event{}, &notEventError{msg: "a JSON " + jsonKind(data) + ", not an object"}
@@ -107,7 +126,7 @@ func decodeEventSlow(data []byte, notes *decodeNotes) (Event, error) {
 	if p, ok := top["payload"]; ok {
 		ev.Payload = append(json.RawMessage(nil), p...)
 		checkPayload(ev.Payload, notes)
-		checkPayloadFields(ev.Type, ev.Payload, notes)
+		checkPayloadFieldsWith(ev.Type, ev.Payload, notes, legacy)
 	}
 	rawMeta, ok := top["meta"]
 	if !ok || isNull(rawMeta) {
@@ -194,6 +213,11 @@ func jsonKind(raw []byte) string {
 // byte search says a key may repeat.
 type keyCounts struct {
 	typ, payload, meta, runID int
+}
+
+// repeats reports whether some key appears more than once.
+func (kc keyCounts) repeats() bool {
+	return kc.typ > 1 || kc.payload > 1 || kc.meta > 1 || kc.runID > 1
 }
 
 func countEnvelopeKeys(line []byte) (keyCounts, error) {

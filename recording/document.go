@@ -61,6 +61,9 @@ func (l *loader) readDocument(src *source) error {
 		}
 	}
 	l.stats.Lines = src.documentLines()
+	if l.stopLines >= 0 {
+		l.stats.Lines = l.stopLines
+	}
 	if err != nil {
 		return l.documentError(err, src)
 	}
@@ -500,7 +503,11 @@ func (w *docWalker) events(s *scanner, lines bool) error {
 	}
 	w.sawEvents = true
 	w.l.stats.HasEvents = true
-	return array(s, func(i int) error {
+	var pipe *eventPipe
+	if w.l.opts.Workers > 1 {
+		pipe = newEventPipe(w.l, w.src)
+	}
+	err := array(s, func(i int) error {
 		s.skipSpace()
 		wh := where{index: int64(i)}
 		// A compact document is one line; a line number helps only in a
@@ -508,25 +515,50 @@ func (w *docWalker) events(s *scanner, lines bool) error {
 		if lines && s.lines > 0 {
 			wh.line = s.line()
 		}
+		if pipe != nil {
+			return pipe.add(s, wh, w.eventTooLong)
+		}
 		raw, err := s.captureValue(w.l.opts.MaxLineBytes)
 		if err != nil {
-			var ce *captureError
-			if errors.As(err, &ce) {
-				return &InputError{Path: w.src.name, Line: wh.line, Err: fmt.Errorf("events[%d] is longer than %s (limit set by --max-line-bytes)", i, humanBytes(ce.Limit))}
-			}
-			return err
+			return w.eventTooLong(err, wh)
 		}
-		var ev Event
-		ok, derr := w.l.decoded(raw, wh, &ev)
-		if !ok {
-			w.l.stats.Malformed++
-			w.l.probs.add("malformed", wh.line, fmt.Sprintf("%s: malformed: %v: %s", wh, derr, snippet(raw)))
-			return nil
-		}
-		ev.Line = wh.line
-		ev.Index = int64(i)
-		return w.l.accept(ev, wh)
+		var r decodedEvent
+		w.l.dec.decode(raw, &r)
+		return w.l.documentEvent(&r, raw, wh)
 	})
+	if pipe != nil {
+		// Events read before a failure are accounted for first, as
+		// reading them one at a time would have.
+		if perr := pipe.finish(); perr != nil {
+			return perr
+		}
+	}
+	return err
+}
+
+// eventTooLong names the event and the limit when capturing it failed on
+// the limit; other errors come back as they are.
+func (w *docWalker) eventTooLong(err error, wh where) error {
+	var ce *captureError
+	if errors.As(err, &ce) {
+		return &InputError{Path: w.src.name, Line: wh.line, Err: fmt.Errorf("events[%d] is longer than %s (limit set by --max-line-bytes)", wh.index, humanBytes(ce.Limit))}
+	}
+	return err
+}
+
+// documentEvent accounts for one decoded element of an events array (raw
+// is its bytes) and puts its event in its run.
+func (l *loader) documentEvent(r *decodedEvent, raw []byte, wh where) error {
+	ok, derr := l.account(r, wh)
+	if !ok {
+		l.stats.Malformed++
+		l.probs.add("malformed", wh.line, fmt.Sprintf("%s: malformed: %v: %s", wh, derr, snippet(raw)))
+		return nil
+	}
+	ev := r.ev
+	ev.Line = wh.line
+	ev.Index = wh.index
+	return l.accept(ev, wh)
 }
 
 // snapshot walks the engine snapshot for parkedToolNames (in sharedState,

@@ -1,11 +1,14 @@
 package recording
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // scanner is a small streaming JSON tokenizer. encoding/json's Decoder
@@ -31,7 +34,13 @@ type scanner struct {
 	capturing bool
 	capStart  int
 	capBuf    []byte
+	capBase   int // length of capBuf before the value being captured
 	capLimit  int64
+	capSpare  []byte // captureValue's buffer, kept between calls
+
+	js jsonfast.Scanner // skipValue's validator, kept for its depth stack
+	// legacy selects the byte-at-a-time skipValue (see legacyCodec).
+	legacy bool
 }
 
 // syntaxError is malformed JSON inside a document, located by byte offset
@@ -64,13 +73,17 @@ func (e *captureError) Error() string {
 	return fmt.Sprintf("a single value is longer than the %s limit", humanBytes(e.Limit))
 }
 
-const scanBufSize = 64 << 10
+// scanBufSize is the scanner's buffer. It is twice the source's read
+// buffer, so that its reads (of at least readBufSize) bypass that buffer
+// and each byte is copied once.
+const scanBufSize = 2 * readBufSize
 
 func newScanner(r io.Reader, maxDepth int) *scanner {
-	return &scanner{r: r, buf: make([]byte, scanBufSize), maxDepth: maxDepth}
+	return &scanner{r: r, buf: make([]byte, scanBufSize), maxDepth: maxDepth, legacy: legacyCodec}
 }
 
-// newSliceScanner scans b in place, without copying it.
+// newSliceScanner scans b in place, without copying it. Slice scanners
+// run on decoding goroutines too, so they do not look at legacyCodec.
 func newSliceScanner(b []byte, maxDepth int) *scanner {
 	return &scanner{buf: b, end: len(b), eof: true, maxDepth: maxDepth}
 }
@@ -100,7 +113,7 @@ func (s *scanner) ensure(n int) bool {
 		if s.capturing {
 			s.capBuf = append(s.capBuf, s.buf[s.capStart:s.pos]...)
 			s.capStart = 0
-			if s.capLimit > 0 && int64(len(s.capBuf)) > s.capLimit {
+			if s.capLimit > 0 && int64(len(s.capBuf)-s.capBase) > s.capLimit {
 				s.err = &captureError{Limit: s.capLimit}
 				return false
 			}
@@ -214,12 +227,28 @@ func (s *scanner) readString(max int) (string, error) {
 // readStringBody decodes a string whose opening quote is consumed, keeping
 // at most max bytes of it.
 func (s *scanner) readStringBody(max int) (string, error) {
+	// The usual key or short value: whole in the buffer, nothing to
+	// decode. (Raw invalid UTF-8 is kept as it is, as stringDecoder does.)
+	for i := s.pos; i < s.end; i++ {
+		c := s.buf[i]
+		if c == '"' {
+			b := s.buf[s.pos:i]
+			if len(b) > max {
+				b = b[:max]
+			}
+			s.pos = i + 1
+			return string(b), nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
 	var out []byte
 	var sr stringDecoder
 	sr.s = s
-	tmp := make([]byte, 512)
+	var tmp [512]byte
 	for {
-		n, err := sr.Read(tmp)
+		n, err := sr.Read(tmp[:])
 		if len(out) < max {
 			room := max - len(out)
 			if n > room {
@@ -380,10 +409,60 @@ func (s *scanner) skipNumber() error {
 	return s.syntaxErr("invalid number")
 }
 
-// skipValue validates and skips one value, without recursion: the
-// container stack is a counter plus a byte stack, so a hostile depth ends
-// in a depthError, never in a stack overflow.
+// skipValue validates and skips one value. jsonfast.Scanner does the
+// work on each buffered piece: it keeps one bit per open container, so a
+// hostile depth ends in a depthError, never in a stack overflow, and it
+// walks string bodies (nearly all of a snapshot's bytes) a word at a time.
+// Line numbers stay exact by counting the newlines of what it consumed:
+// JSON strings cannot hold a raw newline, so every one is whitespace.
 func (s *scanner) skipValue() error {
+	if s.legacy {
+		return s.skipValueLegacy()
+	}
+	c, ok := s.skipSpace()
+	if !ok {
+		return s.failure("a value")
+	}
+	limit := s.maxDepth - s.depth
+	if limit <= 0 {
+		if c == '{' || c == '[' {
+			s.pos++
+			return &depthError{Offset: s.offset(), Line: s.line(), Limit: s.maxDepth}
+		}
+		limit = 1 // a scalar opens nothing
+	}
+	js := &s.js
+	js.Reset(limit)
+	for {
+		p := s.buf[s.pos:s.end]
+		before := *js
+		n, done, err := js.Scan(p)
+		if err != nil {
+			return s.scanError(before, p, n, err)
+		}
+		s.lines += int64(bytes.Count(p[:n], newline))
+		s.pos += n
+		if done {
+			return nil
+		}
+		if !s.ensure(1) {
+			if s.err != nil {
+				return s.err
+			}
+			before = *js
+			if err := js.End(); err != nil {
+				return s.endError(before)
+			}
+			return nil
+		}
+	}
+}
+
+var newline = []byte{'\n'}
+
+// skipValueLegacy is the byte-at-a-time walker skipValue replaced; it is
+// kept for the tests that hold the two to the same answers.
+func (s *scanner) skipValueLegacy() error {
 	// Most values nest only a few levels: start the stack in place so that
 	// skipping one allocates nothing.
 	var inline [32]byte
@@ -489,26 +568,41 @@ func closerOf(open byte) string {
 // captureValue skips one value and returns its bytes (a fresh slice).
 // limit bounds its length; 0 means no limit.
 func (s *scanner) captureValue(limit int64) ([]byte, error) {
-	if _, ok := s.skipSpace(); !ok {
-		return nil, s.failure("a value")
-	}
-	s.capturing = true
-	s.capStart = s.pos
-	s.capBuf = s.capBuf[:0]
-	s.capLimit = limit
-	err := s.skipValue()
-	s.capturing = false
+	raw, err := s.appendValue(s.capSpare[:0], limit)
 	if err != nil {
 		return nil, err
 	}
-	s.capBuf = append(s.capBuf, s.buf[s.capStart:s.pos]...)
-	if limit > 0 && int64(len(s.capBuf)) > limit {
-		return nil, &captureError{Limit: limit}
+	out := make([]byte, len(raw))
+	copy(out, raw)
+	if cap(raw) <= 4<<20 {
+		s.capSpare = raw
+	} else {
+		s.capSpare = nil
 	}
-	out := make([]byte, len(s.capBuf))
-	copy(out, s.capBuf)
-	if cap(s.capBuf) > 4<<20 {
-		s.capBuf = nil
+	return out, nil
+}
+
+// appendValue skips one value and appends its bytes to dst. limit bounds
+// its length; 0 means no limit.
+func (s *scanner) appendValue(dst []byte, limit int64) ([]byte, error) {
+	if _, ok := s.skipSpace(); !ok {
+		return dst, s.failure("a value")
+	}
+	s.capturing = true
+	s.capStart = s.pos
+	s.capBuf = dst
+	s.capBase = len(dst)
+	s.capLimit = limit
+	err := s.skipValue()
+	s.capturing = false
+	out := s.capBuf
+	s.capBuf = nil
+	if err != nil {
+		return dst, err
+	}
+	out = append(out, s.buf[s.capStart:s.pos]...)
+	if limit > 0 && int64(len(out)-len(dst)) > limit {
+		return dst, &captureError{Limit: limit}
 	}
 	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 )
 
 // StdinName is how standard input ("-") is named in Stats.Path and in
@@ -63,7 +62,7 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 		l.failedSource(main)
 		return l.stats, err
 	}
-	defer main.close()
+	defer main.release()
 
 	var older *source
 	if !opts.NoRotated && fi.Mode().IsRegular() {
@@ -86,7 +85,7 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 					l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: %s", safePath(rp), errorText(err, rp)))
 					older = nil
 				} else {
-					defer older.close()
+					defer older.release()
 				}
 				if older != nil && older.format != FormatNDJSON && older.format != FormatEmpty {
 					l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: it sits where the rotated half of %s would, but is a %s document, not an NDJSON stream", safePath(rp), safePath(path), older.format))
@@ -126,7 +125,7 @@ func LoadReader(name string, r io.Reader, opts Options, fn func(*Run) error) (*S
 		l.failedSource(src)
 		return l.stats, err
 	}
-	defer src.close()
+	defer src.release()
 	return l.finish(l.read(src))
 }
 
@@ -179,6 +178,10 @@ type loader struct {
 	split     *splitter
 	nextIndex int64 // Index of the next NDJSON event
 	snapshot  *SnapshotFacts
+	dec       eventDecoder // for events decoded on the loader's goroutine
+	// stopLines, when not negative, is the line count of a document at the
+	// event that stopped the load (see eventPipe).
+	stopLines int64
 }
 
 func newLoader(name string, opts Options, fn func(*Run) error) *loader {
@@ -192,7 +195,9 @@ func newLoader(name string, opts Options, fn func(*Run) error) *loader {
 			WrongTypes:   map[string]int64{},
 			Problems:     []Problem{},
 		},
-		split: newSplitter(name, opts.MaxEventsPerRun, fn),
+		split:     newSplitter(name, opts.MaxEventsPerRun, fn),
+		dec:       eventDecoder{legacy: legacyCodec},
+		stopLines: -1,
 	}
 }
 
@@ -258,36 +263,26 @@ func (w where) String() string {
 	return sb.String()
 }
 
-// decoded handles the bytes of one would-be event: decode, account, and
-// put it in its run. It returns false when the bytes are not an event (the
-// caller decides whether that is malformed or a cut-off tail) along with
-// the reason.
-func (l *loader) decoded(data []byte, w where, ev *Event) (bool, error) {
-	var notes decodeNotes
-	e, err := decodeEvent(data, &notes)
-	if err != nil {
-		return false, err
+// account states what decoding one event found, in input order.
+func (l *loader) account(r *decodedEvent, w where) (bool, error) {
+	if r.err != nil {
+		return false, r.err
 	}
-	*ev = e
-	if !utf8.Valid(data) {
+	if r.invalidUTF8 {
 		l.stats.InvalidUTF8++
 		l.probs.add("invalid UTF-8", w.line, fmt.Sprintf("%s: invalid UTF-8 replaced with U+FFFD", w))
 	}
-	if mayRepeatKeyIn(data, ev) {
-		l.checkDuplicateKeys(data, w, ev)
+	if r.dups != nil {
+		l.reportDuplicateKeys(*r.dups, w, &r.ev)
 	}
-	for _, f := range notes.WrongTypes {
+	for _, f := range r.notes.WrongTypes {
 		l.stats.WrongTypes[f]++
-		l.probs.add("wrong type", w.line, fmt.Sprintf("%s: %s has the wrong JSON type for %s; read as absent", w, f, quoteName(ev.Type)))
+		l.probs.add("wrong type", w.line, fmt.Sprintf("%s: %s has the wrong JSON type for %s; read as absent", w, f, quoteName(r.ev.Type)))
 	}
 	return true, nil
 }
 
-func (l *loader) checkDuplicateKeys(data []byte, w where, ev *Event) {
-	kc, err := countEnvelopeKeys(data)
-	if err != nil {
-		return
-	}
+func (l *loader) reportDuplicateKeys(kc keyCounts, w where, ev *Event) {
 	report := func(key string, n int, kept string) {
 		if n > 1 {
 			l.probs.add("duplicate key", w.line, fmt.Sprintf("%s: key %q appears %d times; the last value%s was kept", w, key, n, kept))

@@ -89,7 +89,11 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 	// none of its lines decodes.
 	l.stats.HasEvents = true
 	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}
+	if l.opts.Workers > 1 {
+		return l.readNDJSONParallel(src, lr, w)
+	}
 	var lineNo int64
+	var res lineResult
 	for {
 		line, nl, err := lr.next()
 		if err == io.EOF {
@@ -97,52 +101,100 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 		}
 		lineNo++
 		if err != nil {
-			var tl *errLineTooLong
-			if errors.As(err, &tl) {
-				return &InputError{Path: src.name, Line: lineNo, Err: err}
-			}
-			return src.readError(err, src.out.n)
+			return l.lineError(src, err, lineNo)
 		}
-		l.stats.Lines++
 		body := line
 		if nl {
 			body = body[:len(body)-1]
 		}
-		if isBlank(body) {
-			l.stats.Blank++
-			continue
-		}
 		w.line = lineNo
-		var ev Event
-		ok, derr := l.decoded(body, w, &ev)
-		if !ok {
-			if !nl {
-				l.stats.TruncatedTail = true
-				l.probs.add("cut off", lineNo, fmt.Sprintf("%s: cut off mid-line (the writer was killed before it finished the line)", w))
-				continue
-			}
-			l.stats.Malformed++
-			var msg string
-			switch n := bytes.Count(body, []byte{0}); {
-			case n == len(body):
-				// Quoting a run of NULs would only fill the report with \x00.
-				msg = fmt.Sprintf("%s: malformed: %d NUL bytes and nothing else (a crash or a pre-allocated file can leave a run of them)", w, n)
-			case n > 0:
-				msg = fmt.Sprintf("%s: malformed: %v: %s (%d NUL bytes: a crash can leave a run of them in a file)", w, derr, snippet(body), n)
-			default:
-				msg = fmt.Sprintf("%s: malformed: %v: %s", w, derr, snippet(body))
-			}
-			l.probs.add("malformed", lineNo, msg)
-			continue
-		}
-		ev.Line = lineNo
-		ev.Index = l.nextIndex
-		ev.Rotated = rotated
-		l.nextIndex++
-		if err := l.accept(ev, w); err != nil {
+		decodeLine(&l.dec, body, nl, w, &res)
+		if err := l.applyLine(&res, w); err != nil {
 			return err
 		}
 	}
+}
+
+// lineKind is what one line of a stream turned out to be.
+type lineKind uint8
+
+const (
+	lineBlank     lineKind = iota
+	lineEvent              // an event, in res.dec
+	lineMalformed          // not an event; res.msg says why
+	lineCutOff             // the last line, without a newline, not an event
+)
+
+// lineResult is what decoding one line found, before it is counted.
+type lineResult struct {
+	kind lineKind
+	dec  decodedEvent
+	msg  string // the problem of a malformed or cut-off line
+}
+
+// decodeLine decodes one line (without its newline; nl says whether it had
+// one) found at w. It touches no loader state, so lines can be decoded on
+// any goroutine, ahead of their accounting.
+func decodeLine(d *eventDecoder, body []byte, nl bool, w where, r *lineResult) {
+	*r = lineResult{}
+	if isBlank(body) {
+		return
+	}
+	d.decode(body, &r.dec)
+	if r.dec.err == nil {
+		r.kind = lineEvent
+		return
+	}
+	if !nl {
+		r.kind = lineCutOff
+		r.msg = fmt.Sprintf("%s: cut off mid-line (the writer was killed before it finished the line)", w)
+		return
+	}
+	r.kind = lineMalformed
+	switch n := bytes.Count(body, []byte{0}); {
+	case n == len(body):
+		// Quoting a run of NULs would only fill the report with \x00.
+		r.msg = fmt.Sprintf("%s: malformed: %d NUL bytes and nothing else (a crash or a pre-allocated file can leave a run of them)", w, n)
+	case n > 0:
+		r.msg = fmt.Sprintf("%s: malformed: %v: %s (%d NUL bytes: a crash can leave a run of them in a file)", w, r.dec.err, snippet(body), n)
+	default:
+		r.msg = fmt.Sprintf("%s: malformed: %v: %s", w, r.dec.err, snippet(body))
+	}
+}
+
+// applyLine counts one decoded line, in input order, and puts its event in
+// its run.
+func (l *loader) applyLine(r *lineResult, w where) error {
+	l.stats.Lines++
+	switch r.kind {
+	case lineBlank:
+		l.stats.Blank++
+		return nil
+	case lineCutOff:
+		l.stats.TruncatedTail = true
+		l.probs.add("cut off", w.line, r.msg)
+		return nil
+	case lineMalformed:
+		l.stats.Malformed++
+		l.probs.add("malformed", w.line, r.msg)
+		return nil
+	}
+	l.account(&r.dec, w)
+	ev := r.dec.ev
+	ev.Line = w.line
+	ev.Index = l.nextIndex
+	ev.Rotated = w.rotated != ""
+	l.nextIndex++
+	return l.accept(ev, w)
+}
+
+// lineError is the error of a line that could not be read.
+func (l *loader) lineError(src *source, err error, lineNo int64) error {
+	var tl *errLineTooLong
+	if errors.As(err, &tl) {
+		return &InputError{Path: src.name, Line: lineNo, Err: err}
+	}
+	return src.readError(err, src.out.n)
 }
 
 func filePrefix(name string) string {

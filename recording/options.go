@@ -1,5 +1,7 @@
 package recording
 
+import "runtime"
+
 // Options bound what the loader accepts; zero values mean the documented
 // defaults.
 type Options struct {
@@ -20,6 +22,19 @@ type Options struct {
 	// snapshots nest thousands of levels (about ten per agent iteration);
 	// the cap only stops hostile input. Default 100,000.
 	MaxNesting int
+	// Workers is the number of goroutines that decode events (the lines
+	// of an NDJSON stream, the elements of a document's events array)
+	// while the input is read on; 0 means GOMAXPROCS, and 1 decodes on the
+	// caller's goroutine alone. Whatever the number, events are accounted
+	// for in input order, so Stats, problems and runs are the same; only
+	// the time differs. A caller that loads several inputs at once may
+	// want fewer per input.
+	Workers int
+
+	// batchLines and batchBytes bound one batch of lines handed to a
+	// worker (defaults 256 lines, 1 MiB); tests make them small.
+	batchLines int
+	batchBytes int
 }
 
 // Defaults of Options.
@@ -48,6 +63,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxNesting <= 0 {
 		o.MaxNesting = defaultMaxNesting
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.batchLines <= 0 {
+		o.batchLines = defaultBatchLines
+	}
+	if o.batchBytes <= 0 {
+		o.batchBytes = defaultBatchBytes
 	}
 	return o
 }

@@ -2,6 +2,8 @@ package recording
 
 import (
 	"encoding/json"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // JSON kinds a payload field may hold, as a bit set. null is accepted for
@@ -95,9 +97,131 @@ func kindOf(raw []byte) (jsonKinds, bool) {
 // checkPayloadFields appends to notes the dotted names of the payload
 // fields of an event of type typ that hold the wrong JSON kind. As in
 // encoding/json, the last of a repeated key is the one judged. The payload
-// is known to be valid JSON (it was decoded with the event), so a scan
-// failure cannot happen; if it does, the check just stops.
+// is known to be valid JSON (it was validated with the event), so it is
+// only walked at its own level (see payloadwalk.go): the members' values
+// are skipped without a second validation, and told apart by their first
+// byte.
 func checkPayloadFields(typ string, payload json.RawMessage, notes *decodeNotes) {
+	checkPayloadFieldsWith(typ, payload, notes, false)
+}
+
+func checkPayloadFieldsWith(typ string, payload json.RawMessage, notes *decodeNotes, legacy bool) {
+	if legacy {
+		checkPayloadFieldsLegacy(typ, payload, notes)
+		return
+	}
+	sc, ok := compiledSchemas[typ]
+	if !ok || len(payload) == 0 || payload[0] != '{' {
+		return
+	}
+	var last [maxSchemaFields][]byte
+	validFields(payload, sc.names, last[:len(sc.names)])
+	for i, f := range sc.fields {
+		k, ok := kindOfValue(last[i])
+		if !ok {
+			continue
+		}
+		if k&f.kinds == 0 {
+			notes.WrongTypes = append(notes.WrongTypes, "payload."+f.name)
+			continue
+		}
+		if n := sc.nested[i]; n != nil {
+			checkElements(last[i], n, notes)
+		}
+	}
+}
+
+// compiledSchema is a payload schema in the shape jsonfast.Fields takes.
+type compiledSchema struct {
+	fields []payloadField
+	names  []string
+	// nested, per field, is the element shape of an array of objects
+	// that is checked too; nil for the other fields.
+	nested []*elementSchema
+}
+
+// elementSchema is the shape of the objects of an array field.
+type elementSchema struct {
+	name   string // dotted name of the array's elements, "payload.rows[]"
+	fields []payloadField
+	names  []string
+	wrong  []string // dotted names of each field, for notes
+}
+
+var compiledSchemas = func() map[string]compiledSchema {
+	nested := func(name string, fields []payloadField) *elementSchema {
+		e := &elementSchema{name: name, fields: fields}
+		for _, f := range fields {
+			e.names = append(e.names, f.name)
+			e.wrong = append(e.wrong, name+"."+f.name)
+		}
+		return e
+	}
+	subjects := nested("payload.subjects[]", subjectFields)
+	rows := nested("payload.rows[]", rowFields)
+	m := make(map[string]compiledSchema, len(payloadSchemas))
+	for typ, fields := range payloadSchemas {
+		sc := compiledSchema{fields: fields, nested: make([]*elementSchema, len(fields))}
+		for i, f := range fields {
+			sc.names = append(sc.names, f.name)
+			switch {
+			case typ == TypeContextError && f.name == "subjects":
+				sc.nested[i] = subjects
+			case typ == TypeDisposition && f.name == "rows":
+				sc.nested[i] = rows
+			}
+		}
+		m[typ] = sc
+	}
+	return m
+}()
+
+// kindOfValue is the kind of a validated value from its first byte; ok is
+// false for null and for no value at all, which read as not recorded.
+func kindOfValue(raw []byte) (jsonKinds, bool) {
+	switch jsonfast.KindOf(raw) {
+	case jsonfast.KindString:
+		return kString, true
+	case jsonfast.KindNumber:
+		return kNumber, true
+	case jsonfast.KindBool:
+		return kBool, true
+	case jsonfast.KindArray:
+		return kArray, true
+	case jsonfast.KindObject:
+		return kObject, true
+	}
+	return 0, false
+}
+
+// checkElements checks each element of an array of objects against its
+// element shape, naming a wrong field once per event however many elements
+// repeat it.
+func checkElements(arr []byte, es *elementSchema, notes *decodeNotes) {
+	var seen uint32 // bit i: es.wrong[i] noted; bit 31: es.name noted
+	const notObject = 1 << 31
+	var last [maxSchemaFields][]byte
+	eachValidElement(arr, func(elem []byte) {
+		if jsonfast.KindOf(elem) != jsonfast.KindObject {
+			if seen&notObject == 0 {
+				seen |= notObject
+				notes.WrongTypes = append(notes.WrongTypes, es.name)
+			}
+			return
+		}
+		validFields(elem, es.names, last[:len(es.names)])
+		for i, f := range es.fields {
+			if k, ok := kindOfValue(last[i]); ok && k&f.kinds == 0 && seen&(1<<i) == 0 {
+				seen |= 1 << i
+				notes.WrongTypes = append(notes.WrongTypes, es.wrong[i])
+			}
+		}
+	})
+}
+
+// checkPayloadFieldsLegacy is checkPayloadFields as it was written on the
+// loader's own scanner, kept for the tests that compare the two.
+func checkPayloadFieldsLegacy(typ string, payload json.RawMessage, notes *decodeNotes) {
 	schema, ok := payloadSchemas[typ]
 	if !ok || len(payload) == 0 || payload[0] != '{' {
 		return
@@ -122,9 +246,9 @@ func checkPayloadFields(typ string, payload json.RawMessage, notes *decodeNotes)
 		}
 		switch {
 		case typ == TypeContextError && f.name == "subjects":
-			checkElements(last[i], "payload.subjects[]", subjectFields, notes)
+			checkElementsLegacy(last[i], "payload.subjects[]", subjectFields, notes)
 		case typ == TypeDisposition && f.name == "rows":
-			checkElements(last[i], "payload.rows[]", rowFields, notes)
+			checkElementsLegacy(last[i], "payload.rows[]", rowFields, notes)
 		}
 	}
 }
@@ -132,9 +256,8 @@ func checkPayloadFields(typ string, payload json.RawMessage, notes *decodeNotes)
 // maxSchemaFields bounds the fields of one payload schema.
 const maxSchemaFields = 16
 
-// checkElements checks each element of an array of objects against fields,
-// naming a wrong field once per event however many elements repeat it.
-func checkElements(arr []byte, name string, fields []payloadField, notes *decodeNotes) {
+// checkElementsLegacy is checkElements on the loader's own scanner.
+func checkElementsLegacy(arr []byte, name string, fields []payloadField, notes *decodeNotes) {
 	if arr == nil {
 		return
 	}
@@ -172,7 +295,7 @@ func checkElements(arr []byte, name string, fields []payloadField, notes *decode
 // schema, so plain keys are compared in place, without allocating; only a
 // key with an escape in it is decoded.
 func eachMember(obj []byte, fn func(key []byte, value []byte)) {
-	s := &scanner{buf: obj, end: len(obj), eof: true, maxDepth: defaultMaxNesting}
+	s := &scanner{buf: obj, end: len(obj), eof: true, maxDepth: defaultMaxNesting, legacy: true}
 	if s.expect('{', "an object") != nil {
 		return
 	}
@@ -218,6 +341,7 @@ func eachMember(obj []byte, fn func(key []byte, value []byte)) {
 // eachElement calls fn with each raw element of the JSON array arr.
 func eachElement(arr []byte, fn func(elem []byte)) {
 	s := newSliceScanner(arr, defaultMaxNesting)
+	s.legacy = true
 	if s.expect('[', "an array") != nil {
 		return
 	}

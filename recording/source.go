@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
 // readBufSize is the line reader's buffer: lines up to this size are read
-// without copying; longer ones are assembled.
-const readBufSize = 64 << 10
+// without copying; longer ones are assembled. A stream's lines are handed
+// to the decoding workers in batches of what the buffer holds, so it is
+// large enough for a full batch.
+const readBufSize = 256 << 10
 
 // sniffWindow is how much of the (decompressed) input the format sniffer
 // looks at.
@@ -31,6 +34,47 @@ type source struct {
 	in          *countReader // compressed (or raw) bytes consumed
 	out         *guardReader // decompressed bytes produced
 	bom         bool         // a UTF-8 byte-order mark was skipped
+
+	// A stream's lines are read on a goroutine of their own (see
+	// readNDJSONParallel), which the loader does not wait for when it
+	// stops early: the source is then closed by whichever of the two lets
+	// go of it last.
+	mu          sync.Mutex
+	readers     int  // goroutines reading br
+	closeWanted bool // the loader is done with the source
+}
+
+// acquire registers a goroutine that reads br until it calls
+// releaseReader.
+func (s *source) acquire() {
+	s.mu.Lock()
+	s.readers++
+	s.mu.Unlock()
+}
+
+// releaseReader ends acquire, closing the source if the loader is already
+// done with it.
+func (s *source) releaseReader() {
+	s.mu.Lock()
+	s.readers--
+	closeNow := s.readers == 0 && s.closeWanted
+	s.mu.Unlock()
+	if closeNow {
+		s.close()
+	}
+}
+
+// release is the loader letting go of the source: it is closed now, or by
+// its last reader when that one ends.
+func (s *source) release() {
+	s.mu.Lock()
+	if s.readers > 0 {
+		s.closeWanted = true
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.close()
 }
 
 // countReader counts the bytes read through it.
@@ -55,14 +99,19 @@ type guardReader struct {
 	limit    int64 // 0: no limit (uncompressed input)
 	n        int64
 	newlines int64
-	last     byte
+	// noLines stops the newline count: a stream counts its lines as it
+	// splits them, and only a document needs this count.
+	noLines bool
+	last    byte
 }
 
 func (g *guardReader) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	if n > 0 {
 		g.n += int64(n)
-		g.newlines += int64(bytes.Count(p[:n], []byte{'\n'}))
+		if !g.noLines {
+			g.newlines += int64(bytes.Count(p[:n], []byte{'\n'}))
+		}
 		g.last = p[n-1]
 	}
 	if g.limit > 0 && g.n > g.limit {
@@ -180,6 +229,7 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 		return s, &InputError{Path: name, Err: serr}
 	}
 	s.format = f
+	s.out.noLines = f == FormatNDJSON
 	return s, nil
 }
 

@@ -1,0 +1,266 @@
+package recording
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
+)
+
+// The fast event decoder. Nearly every line of a recording is an event of
+// the plain shape agentfootprint writes: one type string, one payload, one
+// meta object with strings, numbers and string lists, no key twice. For
+// those, jsonfast validates the line (with json.Valid's rules) while it
+// picks the three members, and the meta members are decoded one token at a
+// time with encoding/json's results, so the line is read once instead of
+// validated and then decoded by reflection. Anything else (a key repeated,
+// a member of the wrong JSON type, a line that is not JSON) goes to
+// decodeEventStd, whose answers and messages are the loader's of record.
+
+// Members of the event object, in envelopePicker order.
+const (
+	envType = iota
+	envPayload
+	envMeta
+	envCount
+)
+
+// Members of meta, in metaPicker order.
+const (
+	metaWallClock = iota
+	metaRunOffset
+	metaStage
+	metaSubflow
+	metaComposition
+	metaRunID
+	metaSession
+	metaPrincipal
+	metaTenant
+	metaTrace
+	metaCorrelation
+	metaTurn
+	metaIter
+	metaCount
+)
+
+var (
+	// envelopePicker matches keys as encoding/json matches wireEvent's
+	// fields: exactly, else case-insensitively.
+	envelopePicker = jsonfast.Picker{Names: []string{"type", "payload", "meta"}, Fold: true}
+	// metaPicker does the same for wireMeta. A null leaves a string or
+	// number field as it was and resets a slice or pointer field, as
+	// decoding into the struct does.
+	metaPicker = jsonfast.Picker{
+		Names: []string{
+			"wallClockMs", "runOffsetMs", "runtimeStageId", "subflowPath", "compositionPath", "runId",
+			"sessionId", "principal", "tenant", "traceId", "correlationId", "turnIndex", "iterIndex",
+		},
+		Fold:     true,
+		SkipNull: []bool{true, true, true, false, false, true, true, true, true, true, true, false, false},
+	}
+	// typeNames maps each known type to its one string, so that decoding
+	// a known type allocates nothing.
+	typeNames = func() map[string]string {
+		m := make(map[string]string, len(knownTypes))
+		for t := range knownTypes {
+			m[t] = t
+		}
+		return m
+	}()
+)
+
+// eventDecoder decodes events. It keeps small caches between events, so
+// each goroutine that decodes has its own.
+type eventDecoder struct {
+	legacy bool // decode with decodeEventStd only (see legacyCodec)
+
+	top     [envCount][]byte
+	topN    [envCount]int
+	meta    [metaCount][]byte
+	metaN   [metaCount]int
+	lastRun string // the last runId: consecutive events mostly share it
+	lastStr string // the last list element (compositionPath repeats)
+}
+
+// decodedEvent is everything decoding one event's bytes found, before any
+// of it is counted: decoding may run ahead on other goroutines, and the
+// loader accounts for the results in input order.
+type decodedEvent struct {
+	ev  Event
+	err error // the bytes are not an event
+	// invalidUTF8 is true when the bytes held invalid UTF-8.
+	invalidUTF8 bool
+	// dups, when non-nil, counts envelope keys that appear more than once.
+	dups  *keyCounts
+	notes decodeNotes
+}
+
+// decode decodes data into r.
+func (d *eventDecoder) decode(data []byte, r *decodedEvent) {
+	*r = decodedEvent{}
+	if !d.legacy {
+		if ev, ok := d.fast(data, &r.notes); ok {
+			r.ev = ev
+			r.invalidUTF8 = !utf8.Valid(data)
+			return
+		}
+		r.notes = decodeNotes{}
+	}
+	ev, err := decodeEventStd(data, &r.notes, d.legacy)
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.ev = ev
+	r.invalidUTF8 = !utf8.Valid(data)
+	// The fast path takes no line with a repeated key; this is where one
+	// is counted.
+	if mayRepeatKeyIn(data, &r.ev) {
+		if kc, err := countEnvelopeKeys(data); err == nil && kc.repeats() {
+			r.dups = &kc
+		}
+	}
+}
+
+// fast decodes an event of the plain shape; ok is false for anything else,
+// and notes are then untouched.
+func (d *eventDecoder) fast(data []byte, notes *decodeNotes) (ev Event, ok bool) {
+	dup, err := envelopePicker.Pick(data, d.top[:], d.topN[:])
+	if err != nil || dup {
+		return Event{}, false
+	}
+	rawType := d.top[envType]
+	if jsonfast.KindOf(rawType) != jsonfast.KindString {
+		return Event{}, false
+	}
+	if t, known := typeNames[string(rawType[1:len(rawType)-1])]; known {
+		ev.Type = t
+	} else if ev.Type, err = jsonfast.String(rawType); err != nil || ev.Type == "" {
+		return Event{}, false
+	}
+	switch m := d.top[envMeta]; jsonfast.KindOf(m) {
+	case jsonfast.KindInvalid, jsonfast.KindNull: // absent or null: no meta
+	case jsonfast.KindObject:
+		if !d.decodeMeta(m, &ev.Meta) {
+			return Event{}, false
+		}
+	default:
+		return Event{}, false
+	}
+	if p := d.top[envPayload]; p != nil {
+		// The line is in a reused buffer; the event outlives it.
+		ev.Payload = append(json.RawMessage(nil), p...)
+	}
+	checkPayload(ev.Payload, notes)
+	checkPayloadFieldsWith(ev.Type, ev.Payload, notes, false)
+	return ev, true
+}
+
+// decodeMeta decodes a meta object without repeated keys whose members all
+// have the JSON types of Meta's fields; ok is false otherwise.
+func (d *eventDecoder) decodeMeta(raw []byte, m *Meta) bool {
+	dup, err := metaPicker.Pick(raw, d.meta[:], d.metaN[:])
+	if err != nil || dup {
+		return false
+	}
+	for i, v := range d.meta {
+		if v == nil {
+			continue // absent, or a null that leaves the field zero
+		}
+		ok := true
+		switch i {
+		case metaWallClock:
+			m.WallClockMs, ok = jsonfast.Number(v)
+		case metaRunOffset:
+			m.RunOffsetMs, ok = jsonfast.Number(v)
+		case metaStage:
+			m.RuntimeStageID, ok = stringValue(v, nil)
+		case metaSubflow:
+			m.SubflowPath, ok = d.stringList(v)
+		case metaComposition:
+			m.CompositionPath, ok = d.stringList(v)
+		case metaRunID:
+			m.RunID, ok = stringValue(v, &d.lastRun)
+		case metaSession:
+			m.SessionID, ok = stringValue(v, nil)
+		case metaPrincipal:
+			m.Principal, ok = stringValue(v, nil)
+		case metaTenant:
+			m.Tenant, ok = stringValue(v, nil)
+		case metaTrace:
+			m.TraceID, ok = stringValue(v, nil)
+		case metaCorrelation:
+			m.CorrelationID, ok = stringValue(v, nil)
+		case metaTurn:
+			m.TurnIndex, ok = numberPointer(v)
+		case metaIter:
+			m.IterIndex, ok = numberPointer(v)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// stringValue decodes a string token; ok is false for any other kind.
+// When last is non-nil and the token is the string *last holds, that
+// string is shared instead of a new one allocated.
+func stringValue(raw []byte, last *string) (string, bool) {
+	if jsonfast.KindOf(raw) != jsonfast.KindString {
+		return "", false
+	}
+	if last != nil {
+		// A body without escapes and with valid UTF-8 is its own decoding.
+		body := raw[1 : len(raw)-1]
+		if string(body) == *last && bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+			return *last, true
+		}
+	}
+	s, err := jsonfast.String(raw)
+	if err != nil {
+		return "", false
+	}
+	if last != nil {
+		*last = s
+	}
+	return s, true
+}
+
+// numberPointer decodes a number or null into a *float64.
+func numberPointer(raw []byte) (*float64, bool) {
+	if jsonfast.IsNull(raw) {
+		return nil, true
+	}
+	f, ok := jsonfast.Number(raw)
+	if !ok {
+		return nil, false
+	}
+	return &f, true
+}
+
+// stringList decodes null or an array of strings. An empty array is an
+// empty, non-nil list, as encoding/json makes it.
+func (d *eventDecoder) stringList(raw []byte) ([]string, bool) {
+	switch jsonfast.KindOf(raw) {
+	case jsonfast.KindNull:
+		return nil, true
+	case jsonfast.KindArray:
+	default:
+		return nil, false
+	}
+	list := []string{}
+	ok := true
+	err := jsonfast.Elements(raw, func(_ int, v []byte) bool {
+		var s string
+		if s, ok = stringValue(v, &d.lastStr); ok {
+			list = append(list, s)
+		}
+		return ok
+	})
+	if err != nil || !ok {
+		return nil, false
+	}
+	return list, true
+}

@@ -1,0 +1,202 @@
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"sync"
+)
+
+// Decoding is nearly all the cost of reading a stream, and lines decode
+// independently, so a stream is read by a pipeline: one goroutine splits
+// lines into batches, Options.Workers goroutines decode batches, and the
+// loader's own goroutine counts the results batch by batch in input
+// order, exactly as the serial loop does. Every Stats field, problem and
+// run is therefore the same with any number of workers. At most two
+// batches per worker are in flight, so memory stays flat: batches are
+// bounded in lines and bytes, except that a line longer than a batch
+// travels alone.
+
+// Batch bounds (Options.batchLines and batchBytes).
+const (
+	defaultBatchLines = 256
+	defaultBatchBytes = 1 << 20
+	// maxKeptBatchBytes is the largest batch buffer kept for reuse, so
+	// one huge line does not pin its memory for the rest of the stream.
+	maxKeptBatchBytes = 2 << 20
+)
+
+// lineBatch is consecutive lines of a stream with their decoded results.
+type lineBatch struct {
+	first    int64  // line number of the first line
+	buf      []byte // the lines, without newlines, back to back
+	ends     []int  // end of each line in buf
+	lastNoNL bool   // the last line had no newline (the end of the input)
+	res      []lineResult
+	// err is a failure to read the line after the batch's lines, line
+	// errLine; it ends the stream.
+	err     error
+	errLine int64
+	done    chan struct{} // closed when res is filled
+}
+
+func (b *lineBatch) reset(first int64) {
+	b.first = first
+	if cap(b.buf) > maxKeptBatchBytes {
+		b.buf = nil
+	}
+	b.buf = b.buf[:0]
+	b.ends = b.ends[:0]
+	b.lastNoNL = false
+	b.res = b.res[:0]
+	b.err = nil
+	b.errLine = 0
+	b.done = make(chan struct{})
+}
+
+// decode fills b.res.
+func (b *lineBatch) decode(d *eventDecoder, w where) {
+	if cap(b.res) < len(b.ends) {
+		b.res = make([]lineResult, len(b.ends))
+	}
+	b.res = b.res[:len(b.ends)]
+	start := 0
+	for i, end := range b.ends {
+		w.line = b.first + int64(i)
+		nl := !b.lastNoNL || i < len(b.ends)-1
+		decodeLine(d, b.buf[start:end], nl, w, &b.res[i])
+		start = end
+	}
+	close(b.done)
+}
+
+// lineBuffered reports whether the next line is already in br's buffer,
+// so that reading it cannot block. The splitter hands over a partial
+// batch rather than wait on a slow writer: the runs before it are not
+// held back.
+func lineBuffered(br *bufio.Reader) bool {
+	n := br.Buffered()
+	if n == 0 {
+		return false
+	}
+	buf, _ := br.Peek(n)
+	return bytes.IndexByte(buf, '\n') >= 0
+}
+
+func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error {
+	workers := l.opts.Workers
+	maxLines, maxBytes := l.opts.batchLines, l.opts.batchBytes
+	inFlight := 2 * workers
+	order := make(chan *lineBatch, inFlight) // batches in input order
+	work := make(chan *lineBatch, inFlight)  // batches to decode
+	free := make(chan *lineBatch, inFlight+2)
+	stop := make(chan struct{})
+
+	src.acquire()
+	go func() {
+		defer src.releaseReader()
+		defer close(work)
+		defer close(order)
+		newBatch := func(first int64) *lineBatch {
+			var b *lineBatch
+			select {
+			case b = <-free:
+			default:
+				b = &lineBatch{}
+			}
+			b.reset(first)
+			return b
+		}
+		// send hands b to the loader and the workers; false means stop.
+		send := func(b *lineBatch) bool {
+			select {
+			case order <- b:
+			case <-stop:
+				return false
+			}
+			if len(b.ends) == 0 {
+				close(b.done)
+				return true
+			}
+			select {
+			case work <- b:
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		var lineNo int64
+		cur := newBatch(1)
+		for {
+			if len(cur.ends) > 0 && (len(cur.ends) >= maxLines || len(cur.buf) >= maxBytes || !lineBuffered(src.br)) {
+				if !send(cur) {
+					return
+				}
+				cur = newBatch(lineNo + 1)
+			}
+			line, nl, err := lr.next()
+			if err == io.EOF {
+				if len(cur.ends) > 0 {
+					send(cur)
+				}
+				return
+			}
+			lineNo++
+			if err != nil {
+				cur.err, cur.errLine = err, lineNo
+				send(cur)
+				return
+			}
+			if nl {
+				line = line[:len(line)-1]
+			}
+			if len(cur.ends) > 0 && len(cur.buf)+len(line) > maxBytes {
+				// A long line starts a batch of its own.
+				if !send(cur) {
+					return
+				}
+				cur = newBatch(lineNo)
+			}
+			cur.buf = append(cur.buf, line...)
+			cur.ends = append(cur.ends, len(cur.buf))
+			cur.lastNoNL = !nl
+		}
+	}()
+
+	var wg sync.WaitGroup
+	base := w // the workers' own copy: the loop below moves w.line
+	for range workers {
+		wg.Go(func() {
+			d := eventDecoder{legacy: l.dec.legacy}
+			for b := range work {
+				b.decode(&d, base)
+			}
+		})
+	}
+
+	for b := range order {
+		<-b.done
+		for i := range b.res {
+			w.line = b.first + int64(i)
+			if err := l.applyLine(&b.res[i], w); err != nil {
+				// The reader may be waiting on a slow writer: do not wait
+				// for it. It stops at its next batch, and closes the
+				// source if the loader has let go of it by then.
+				close(stop)
+				return err
+			}
+		}
+		if b.err != nil {
+			err := l.lineError(src, b.err, b.errLine)
+			close(stop)
+			return err
+		}
+		clear(b.res) // the runs own the events now
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	wg.Wait()
+	return nil
+}

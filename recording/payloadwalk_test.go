@@ -1,0 +1,56 @@
+package recording
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzValidWalk holds the walkers of validated JSON to jsonfast's
+// validating ones: on valid input they must see the same members and
+// elements, and on any input they must not panic.
+func FuzzValidWalk(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `[]`, ` { "a" : 1 , "b":[1,{"c":"}"}], "d\"":"x\\", "e":-1.5e3,"f":true,"g":null} `,
+		`[1, "a\\\"b", {"k":[]}, [[]], -0, false]`, `{"k\u0069nd":"x","a\\b":"\\\\"}`, `{"a":"\u00e9\ud83d\ude00"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		type member struct {
+			Key string
+			Val string
+		}
+		var got, want []member
+		eachValidMember(data, func(key []byte, escaped bool, val []byte) {
+			// Keys come as written; decode them (as validFields does
+			// for escaped ones) to compare with jsonfast's.
+			k, err := jsonfast.String([]byte(`"` + string(key) + `"`))
+			if err != nil {
+				k = "(undecodable)"
+			}
+			got = append(got, member{k, string(val)})
+		})
+		var gotElems, wantElems []string
+		eachValidElement(data, func(val []byte) { gotElems = append(gotElems, string(val)) })
+		if !json.Valid(data) {
+			return // only the absence of a panic is asked for
+		}
+		jsonfast.Members(data, func(key []byte, escaped bool, val []byte) bool {
+			want = append(want, member{string(key), string(val)})
+			return true
+		})
+		jsonfast.Elements(data, func(_ int, val []byte) bool {
+			wantElems = append(wantElems, string(val))
+			return true
+		})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("members of %q (-jsonfast +walker):\n%s", data, diff)
+		}
+		if diff := cmp.Diff(wantElems, gotElems); diff != "" {
+			t.Errorf("elements of %q (-jsonfast +walker):\n%s", data, diff)
+		}
+	})
+}
