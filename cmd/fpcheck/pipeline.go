@@ -31,7 +31,10 @@ type loadOptions struct {
 type pipeline struct {
 	opts  loadOptions
 	decls *checks.Declarations
-	stdin *os.File
+	// workers is how many goroutines decode each input's events: -j is
+	// the whole budget of cores, shared by the inputs read at once, so -j 1
+	// really uses one core and a single input still gets every core.
+	workers int
 }
 
 func newPipeline(o loadOptions) (*pipeline, error) {
@@ -71,6 +74,7 @@ func (p *pipeline) posture() string {
 
 func (p *pipeline) recordingOptions() recording.Options {
 	return recording.Options{
+		Workers:              p.workers,
 		MaxLineBytes:         p.opts.MaxLineBytes,
 		MaxDecompressedBytes: p.opts.MaxDecompressedBytes,
 		MaxEventsPerRun:      p.opts.MaxEventsPerRun,
@@ -83,13 +87,12 @@ func (p *pipeline) recordingOptions() recording.Options {
 // read at once; the returned slice is in input order whatever the timing.
 // done, when not nil, is called as each input finishes (from any worker).
 func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.InputResult {
-	jobs := p.opts.Jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
+	budget := p.opts.Jobs
+	if budget <= 0 {
+		budget = runtime.NumCPU()
 	}
-	if jobs > len(inputs) {
-		jobs = len(inputs)
-	}
+	jobs := max(1, min(budget, len(inputs)))
+	p.workers = max(1, budget/jobs)
 	results := make([]report.InputResult, len(inputs))
 	next := make(chan int)
 	var wg sync.WaitGroup
