@@ -135,23 +135,14 @@ func setTextPtr(c *textCache, dst **string, v []byte) bool {
 	return true
 }
 
-func setNumPtr(dst **float64, v []byte) bool {
-	if v == nil {
-		return true
-	}
-	if v[0] == 'n' {
-		*dst = nil
-		return true
-	}
-	f, ok := jsonfast.Number(v)
-	if !ok {
-		return false
-	}
-	*dst = &f
-	return true
-}
+func setNumPtr(dst **float64, v []byte) bool { return setPtr(dst, v, jsonfast.Number) }
 
-func setBoolPtr(dst **bool, v []byte) bool {
+func setBoolPtr(dst **bool, v []byte) bool { return setPtr(dst, v, jsonfast.Bool) }
+
+// setPtr stores a present value through parse, as encoding/json fills a
+// pointer field: an absent key leaves dst alone, null clears it, and a
+// value parse refuses is the wrong type.
+func setPtr[T any](dst **T, v []byte, parse func([]byte) (T, bool)) bool {
 	if v == nil {
 		return true
 	}
@@ -159,11 +150,11 @@ func setBoolPtr(dst **bool, v []byte) bool {
 		*dst = nil
 		return true
 	}
-	b, ok := jsonfast.Bool(v)
+	x, ok := parse(v)
 	if !ok {
 		return false
 	}
-	*dst = &b
+	*dst = &x
 	return true
 }
 

@@ -254,31 +254,7 @@ func mdFinding(r *Report, f Finding) string {
 
 // mdSummaryLine is the closing line's counts.
 func mdSummaryLine(r *Report, s Summary) string {
-	line := count(s.Inputs, "input", "inputs")
-	var flaws []string
-	if s.Unreadable > 0 {
-		flaws = append(flaws, fmt.Sprintf("%d unreadable", s.Unreadable))
-	}
-	if s.Empty > 0 {
-		flaws = append(flaws, fmt.Sprintf("%d with no run", s.Empty))
-	}
-	if len(flaws) > 0 {
-		line += " (" + strings.Join(flaws, ", ") + ")"
-	}
-	line += ", " + count(s.Runs, "run", "runs")
-	var parts []string
-	if s.Green > 0 {
-		parts = append(parts, fmt.Sprintf("%d green", s.Green))
-	}
-	if s.Defects > 0 {
-		parts = append(parts, fmt.Sprintf("%d with defects", s.Defects))
-	}
-	if s.Unmeasured > 0 {
-		parts = append(parts, fmt.Sprintf("%d unmeasured", s.Unmeasured))
-	}
-	if len(parts) > 0 {
-		line += ": " + strings.Join(parts, ", ")
-	}
+	line := s.inputsAndRuns()
 	defects, advisories, baselined := 0, 0, 0
 	for _, run := range r.Runs {
 		defects += run.Defects

@@ -85,17 +85,7 @@ func (s InputSummary) Line() string {
 	if s.Runs == 0 {
 		return "no run (no-tail): no evidence, not a clean run"
 	}
-	var parts []string
-	if s.Green > 0 {
-		parts = append(parts, fmt.Sprintf("%d green", s.Green))
-	}
-	if s.WithDefects > 0 {
-		parts = append(parts, fmt.Sprintf("%d with defects", s.WithDefects))
-	}
-	if s.Unmeasured > 0 {
-		parts = append(parts, fmt.Sprintf("%d unmeasured", s.Unmeasured))
-	}
-	line := count(s.Runs, "run", "runs") + ": " + strings.Join(parts, ", ")
+	line := count(s.Runs, "run", "runs") + ": " + strings.Join(runOutcomes(s.Green, s.WithDefects, s.Unmeasured), ", ")
 	var counts []string
 	if s.Defects > 0 {
 		counts = append(counts, count(s.Defects, "defect", "defects"))
@@ -206,4 +196,41 @@ func unmeasuredWhy(run *Run) string {
 		return "dead checker: " + run.CheckerDead
 	}
 	return unmeasuredReason(&run.Recorded)
+}
+
+// runOutcomes words how many runs ended green, with defects and unmeasured,
+// leaving out the outcomes no run had.
+func runOutcomes(green, defects, unmeasured int) []string {
+	var parts []string
+	if green > 0 {
+		parts = append(parts, fmt.Sprintf("%d green", green))
+	}
+	if defects > 0 {
+		parts = append(parts, fmt.Sprintf("%d with defects", defects))
+	}
+	if unmeasured > 0 {
+		parts = append(parts, fmt.Sprintf("%d unmeasured", unmeasured))
+	}
+	return parts
+}
+
+// inputsAndRuns words the report's size and outcome: "3 inputs (1
+// unreadable), 4 runs: 3 green, 1 with defects".
+func (s Summary) inputsAndRuns() string {
+	line := count(s.Inputs, "input", "inputs")
+	var flaws []string
+	if s.Unreadable > 0 {
+		flaws = append(flaws, fmt.Sprintf("%d unreadable", s.Unreadable))
+	}
+	if s.Empty > 0 {
+		flaws = append(flaws, fmt.Sprintf("%d with no run", s.Empty))
+	}
+	if len(flaws) > 0 {
+		line += " (" + strings.Join(flaws, ", ") + ")"
+	}
+	line += ", " + count(s.Runs, "run", "runs")
+	if parts := runOutcomes(s.Green, s.Defects, s.Unmeasured); len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	return line
 }

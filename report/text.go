@@ -392,31 +392,7 @@ func verdictLine(r *Report, run *Run) string {
 
 func textSummary(t *textWriter, r *Report) {
 	s := r.Summarize()
-	var parts []string
-	if s.Green > 0 {
-		parts = append(parts, fmt.Sprintf("%d green", s.Green))
-	}
-	if s.Defects > 0 {
-		parts = append(parts, fmt.Sprintf("%d with defects", s.Defects))
-	}
-	if s.Unmeasured > 0 {
-		parts = append(parts, fmt.Sprintf("%d unmeasured", s.Unmeasured))
-	}
-	line := fmt.Sprintf("RESULT exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), count(s.Inputs, "input", "inputs"))
-	var flaws []string
-	if s.Unreadable > 0 {
-		flaws = append(flaws, fmt.Sprintf("%d unreadable", s.Unreadable))
-	}
-	if s.Empty > 0 {
-		flaws = append(flaws, fmt.Sprintf("%d with no run", s.Empty))
-	}
-	if len(flaws) > 0 {
-		line += " (" + strings.Join(flaws, ", ") + ")"
-	}
-	line += ", " + count(s.Runs, "run", "runs")
-	if len(parts) > 0 {
-		line += ": " + strings.Join(parts, ", ")
-	}
+	line := fmt.Sprintf("RESULT exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), s.inputsAndRuns())
 	if s.Conversations > 0 {
 		line += "; " + count(s.Conversations, "conversation", "conversations")
 	}

@@ -131,12 +131,8 @@ func analyzeRun(o *AnalyzeOptions) error {
 		return err
 	}
 	opts := o.reportOptions()
-	if o.Baseline != "" {
-		b, err := loadBaseline(o.Baseline)
-		if err != nil {
-			return err
-		}
-		opts.Baseline, opts.Today = b, today()
+	if err := acceptBaseline(&opts, o.Baseline); err != nil {
+		return err
 	}
 	if err := checkWritable(specs); err != nil {
 		return err

@@ -141,6 +141,19 @@ func baselineWriteRun(o *BaselineWriteOptions) error {
 // loadBaseline reads --baseline FILE. A missing, unreadable or malformed
 // file is a BaselineError (exit 2): a gate that silently ran without its
 // baseline would fail on every accepted finding, or worse, pass.
+// acceptBaseline loads the --baseline file, when one is named, into opts.
+func acceptBaseline(opts *report.Options, path string) error {
+	if path == "" {
+		return nil
+	}
+	b, err := loadBaseline(path)
+	if err != nil {
+		return err
+	}
+	opts.Baseline, opts.Today = b, today()
+	return nil
+}
+
 func loadBaseline(path string) (*report.Baseline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

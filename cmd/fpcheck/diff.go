@@ -146,12 +146,8 @@ func diffRun(o *DiffOptions) error {
 		KnownKinds:      checks.KnownKinds(),
 		AllowUnmeasured: o.Allow,
 	}
-	if o.Baseline != "" {
-		b, err := loadBaseline(o.Baseline)
-		if err != nil {
-			return err
-		}
-		opts.Baseline, opts.Today = b, today()
+	if err := acceptBaseline(&opts, o.Baseline); err != nil {
+		return err
 	}
 	if err := checkWritable(specs); err != nil {
 		return err
