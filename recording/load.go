@@ -285,13 +285,16 @@ func (l *loader) account(r *decodedEvent, w where) (bool, error) {
 func (l *loader) reportDuplicateKeys(kc keyCounts, w where, ev *Event) {
 	report := func(key string, n int, kept string) {
 		if n > 1 {
-			l.probs.add("duplicate key", w.line, fmt.Sprintf("%s: key %q appears %d times; the last value%s was kept", w, key, n, kept))
+			l.probs.add("duplicate key", w.line, fmt.Sprintf("%s: key %q appears %d times; %s", w, key, n, kept))
 		}
 	}
-	report("type", kc.typ, " ("+quoteName(ev.Type)+")")
-	report("payload", kc.payload, "")
-	report("meta", kc.meta, "")
-	report("meta.runId", kc.runID, " ("+quoteName(ev.Meta.RunID)+")")
+	report("type", kc.typ, "the last value ("+quoteName(ev.Type)+") was kept")
+	report("payload", kc.payload, "the last value was kept")
+	// Repeated meta objects are read into one meta, member by member: a
+	// later member replaces an earlier one of the same name, and a member
+	// that is null or absent later leaves the earlier value standing.
+	report("meta", kc.meta, "their members were merged, a later member replacing an earlier one of the same name")
+	report("meta.runId", kc.runID, "the last value ("+quoteName(ev.Meta.RunID)+") was kept")
 }
 
 // accept counts a decoded event and puts it in its run.
