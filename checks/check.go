@@ -70,8 +70,18 @@ type Verdict struct {
 	// each identity in the run.
 	Findings []Finding
 	// Reasons name the input that was missing, when the disposition is
-	// unreachable or when part of the encounter could not be judged.
+	// unreachable or when part of the encounter could not be judged. A
+	// check that reads the run's evictions leaves out the doubts its
+	// earlier verdicts already named (see Named), so an unreachable
+	// verdict of such a check may carry none of its own.
 	Reasons []string
+	// Named is set by a check that reads the run's evictions: which of the
+	// doubts they raised this verdict's reasons name. The engine records it
+	// (EvictionLedger.Named) and the check's next view leaves those doubts
+	// out: the ledger keeps each reason once, so naming them again would
+	// change nothing but cost time that grows with the run. Nil when the
+	// verdict names none.
+	Named *DoubtsNamed
 }
 
 // Pass notes a checked encounter that found nothing.
@@ -167,7 +177,8 @@ func (e Eviction) Ambiguous() bool { return len(e.Candidates) > 1 }
 func (e Eviction) Resolved() bool { return len(e.Candidates) > 0 }
 
 // ComposeView is the compose seam of one model call: the tools served, the
-// maps parked for it, and every message evicted so far in the run.
+// maps parked for it, and what the messages evicted so far in the run
+// dropped.
 type ComposeView struct {
 	Call CallView
 	// ToolsStage is the runtimeStageId of the call's tools-slot pass, or
@@ -176,8 +187,11 @@ type ComposeView struct {
 	// Parked are the ids of the maps parked for this call, in the order
 	// they were parked.
 	Parked []string
-	// Evictions are every messages-slot eviction of the run so far.
-	Evictions []Eviction
+	// Evictions are the run's messages-slot evictions so far, each folded
+	// once into what it dropped (see EvictionLedger): a run's evictions
+	// grow with it, and re-reading them all on every call would make a
+	// long run cost the square of its length. The zero value holds none.
+	Evictions EvictionView
 	// HistoryGap is non-empty when the run's earlier events are missing
 	// (a capped or rotated head), so parks and evictions before the first
 	// recorded event are unknown.

@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -64,76 +65,282 @@ func danglingFinding(tool string, missing []string, epoch int64) Finding {
 	return finding(KindDanglingReference, SeamCompose, subjects, "", witnesses, epoch, msg)
 }
 
-// evictionSummary sorts the run's evictions into what they certainly
-// dropped and what they might have.
-type evictionSummary struct {
-	dropped map[string]bool
-	// anyToolDropped is true when some eviction certainly removed a tool
-	// result, even if which tool's is uncertain.
-	anyToolDropped bool
-	// maybe maps a tool name to the reasons it might have been dropped.
-	maybe map[string][]string
-	// anyMaybe are reasons some unknown tool's result might have been
-	// dropped.
-	anyMaybe []string
+// EvictionLedger is a run's messages-slot evictions, each folded once, as it
+// is recorded, into what it certainly dropped (a tool's result, or some
+// tool's result) and the doubt it raised when the join could not say which
+// message left (a hash that matches nothing, or several messages). The
+// engine owns one per run and hands each model call an EvictionView of it,
+// taken in constant time: judging a call then costs what the call offers
+// and what is new since the check's previous call, never the length of the
+// run so far. A doubt is worded once, when its eviction is folded, and
+// named by each check that reads the ledger at most once.
+type EvictionLedger struct {
+	// n is the number of evictions folded; every fact below is stamped
+	// with the n it became true at, so a view cut at n sees the ledger as
+	// it was then, however much is folded after.
+	n int
+	// dropped is, per tool, the n of the first eviction that certainly
+	// removed one of its results.
+	dropped map[string]int
+	// anyToolAt is the n of the first eviction that certainly removed a
+	// tool result, even if which tool's is uncertain; 0 when none has.
+	anyToolAt int
+	// doubts are the evictions that raised a doubt, in order.
+	doubts []doubt
+	// maybe lists, per tool, the doubts that it might have been dropped;
+	// anyMaybe the doubts that some unknown tool's result might have been
+	// (indexes into doubts, ascending).
+	maybe    map[string][]int
+	anyMaybe []int
+	// maybeAt is the n of the first doubt about a named tool; 0 when none.
+	maybeAt int
+	// named is, per reader (a check's key), how far its verdicts have
+	// named each list of doubts.
+	named map[string]*doubtMarks
 }
 
-func summarizeEvictions(evs []Eviction) evictionSummary {
-	s := evictionSummary{dropped: map[string]bool{}, maybe: map[string][]string{}}
-	for i := range evs {
-		e := &evs[i]
-		if !e.Resolved() {
-			s.anyMaybe = append(s.anyMaybe, fmt.Sprintf("context.evicted %s at iteration %d matches no message recorded before it in this run, so which message left the window is unknown", e.Hash, e.Iteration))
-			continue
+// doubt is one eviction the join could not pin to a single tool's result.
+type doubt struct {
+	at  int // the ledger's n once it was folded
+	why string
+}
+
+// doubtMarks is how far one reader's verdicts have named the doubts: every
+// doubt of a list folded at or before its mark has been named.
+type doubtMarks struct {
+	any   int
+	tools map[string]int
+}
+
+// DoubtsNamed says which lists of eviction doubts a verdict named: the
+// doubts about each of tools, and (any) those about an unknown tool's
+// result, each up to the eviction its view was cut at.
+type DoubtsNamed struct {
+	upTo  int
+	any   bool
+	tools []string
+}
+
+// NewEvictionLedger returns an empty ledger.
+func NewEvictionLedger() *EvictionLedger {
+	return &EvictionLedger{dropped: map[string]int{}, maybe: map[string][]int{}, named: map[string]*doubtMarks{}}
+}
+
+// EvictionViewOf folds evs into a new ledger and returns its view, for a
+// compose view built by hand.
+func EvictionViewOf(evs ...Eviction) EvictionView {
+	l := NewEvictionLedger()
+	for _, e := range evs {
+		l.Record(e)
+	}
+	return l.View("")
+}
+
+// Len is the number of evictions recorded.
+func (l *EvictionLedger) Len() int { return l.n }
+
+// Record folds one eviction into the ledger. The ledger keeps nothing of e
+// itself, so e may be reused.
+func (l *EvictionLedger) Record(e Eviction) {
+	l.n++
+	if !e.Resolved() {
+		l.anyMaybe = append(l.anyMaybe, l.keep(e))
+		return
+	}
+	if len(e.Candidates) == 1 {
+		// The exact join, nearly every eviction: one message, known.
+		c := &e.Candidates[0]
+		if c.Role != RoleTool {
+			return
 		}
-		if len(e.Candidates) == 1 {
-			// The exact join, nearly every eviction: one message, known.
-			c := &e.Candidates[0]
-			if c.Role != RoleTool {
-				continue
-			}
-			if c.ToolName != "" {
-				s.anyToolDropped = true
-				if !s.dropped[c.ToolName] {
-					s.dropped[c.ToolName] = true
-				}
-				continue
-			}
-		}
-		allTool, anyTool, unknownName := true, false, false
-		var names []string // distinct, in the order met
-		for j := range e.Candidates {
-			c := &e.Candidates[j]
-			if c.Role != RoleTool {
-				allTool = false
-				continue
-			}
-			anyTool = true
-			if c.ToolName == "" {
-				unknownName = true
-			} else if !slices.Contains(names, c.ToolName) {
-				names = append(names, c.ToolName)
-			}
-		}
-		if !anyTool {
-			continue
-		}
-		if allTool {
-			s.anyToolDropped = true
-		}
-		if allTool && !unknownName && len(names) == 1 {
-			s.dropped[names[0]] = true
-			continue
-		}
-		why := fmt.Sprintf("context.evicted %s at iteration %d matches %d recorded messages (%s), so which one left the window is ambiguous", e.Hash, e.Iteration, len(e.Candidates), describeCandidates(e.Candidates))
-		if unknownName {
-			s.anyMaybe = append(s.anyMaybe, why)
-		}
-		for _, n := range names {
-			s.maybe[n] = append(s.maybe[n], why)
+		if c.ToolName != "" {
+			l.drop(c.ToolName)
+			return
 		}
 	}
-	return s
+	allTool, anyTool, unknownName := true, false, false
+	var names []string // distinct, in the order met
+	var seen map[string]bool
+	if len(e.Candidates) > 8 {
+		// A hash shared by many messages is not compared pairwise.
+		seen = map[string]bool{}
+	}
+	for j := range e.Candidates {
+		c := &e.Candidates[j]
+		if c.Role != RoleTool {
+			allTool = false
+			continue
+		}
+		anyTool = true
+		switch {
+		case c.ToolName == "":
+			unknownName = true
+		case seen != nil:
+			if !seen[c.ToolName] {
+				seen[c.ToolName] = true
+				names = append(names, c.ToolName)
+			}
+		case !slices.Contains(names, c.ToolName):
+			names = append(names, c.ToolName)
+		}
+	}
+	if !anyTool {
+		return
+	}
+	if allTool && !unknownName && len(names) == 1 {
+		l.drop(names[0])
+		return
+	}
+	if allTool && l.anyToolAt == 0 {
+		l.anyToolAt = l.n
+	}
+	i := l.keep(e)
+	if unknownName {
+		l.anyMaybe = append(l.anyMaybe, i)
+	}
+	for _, name := range names {
+		l.maybe[name] = append(l.maybe[name], i)
+		if l.maybeAt == 0 {
+			l.maybeAt = l.n
+		}
+	}
+}
+
+// drop notes that an eviction certainly removed a result of tool.
+func (l *EvictionLedger) drop(tool string) {
+	if l.anyToolAt == 0 {
+		l.anyToolAt = l.n
+	}
+	if l.dropped[tool] == 0 {
+		l.dropped[tool] = l.n
+	}
+}
+
+// keep words the doubt an eviction raised and returns its index. An
+// eviction with no candidate matched nothing; one with several is
+// ambiguous between them.
+func (l *EvictionLedger) keep(e Eviction) int {
+	why := ""
+	if e.Resolved() {
+		why = fmt.Sprintf("context.evicted %s at iteration %d matches %d recorded messages (%s), so which one left the window is ambiguous", e.Hash, e.Iteration, len(e.Candidates), describeCandidates(e.Candidates))
+	} else {
+		why = fmt.Sprintf("context.evicted %s at iteration %d matches no message recorded before it in this run, so which message left the window is unknown", e.Hash, e.Iteration)
+	}
+	l.doubts = append(l.doubts, doubt{at: l.n, why: why})
+	return len(l.doubts) - 1
+}
+
+// View is the ledger as it stands, for one call of the check keyed reader:
+// the doubts that reader's verdicts already named are left out. Taking it
+// copies nothing.
+func (l *EvictionLedger) View(reader string) EvictionView {
+	return EvictionView{l: l, n: l.n, marks: l.named[reader]}
+}
+
+// Named records that a verdict of reader named the doubts n says, so its
+// later views leave them out. A nil n names nothing.
+func (l *EvictionLedger) Named(reader string, n *DoubtsNamed) {
+	if n == nil || n.upTo > l.n {
+		return
+	}
+	m := l.named[reader]
+	if m == nil {
+		m = &doubtMarks{tools: map[string]int{}}
+		l.named[reader] = m
+	}
+	if n.any {
+		m.any = max(m.any, n.upTo)
+	}
+	for _, t := range n.tools {
+		m.tools[t] = max(m.tools[t], n.upTo)
+	}
+}
+
+// EvictionView is an EvictionLedger cut at the evictions recorded when it
+// was taken, as one call of one check sees it. It offers no way to change
+// the ledger. Which doubts count as already named is read from the ledger
+// when asked, so a view is meant to be read during the call it was handed
+// to.
+type EvictionView struct {
+	l     *EvictionLedger
+	n     int
+	marks *doubtMarks
+}
+
+// Len is the number of evictions the view holds.
+func (v EvictionView) Len() int { return v.n }
+
+func (v EvictionView) at(n int) bool { return n != 0 && n <= v.n }
+
+// Dropped reports whether an eviction certainly removed a result of tool.
+func (v EvictionView) Dropped(tool string) bool {
+	return v.l != nil && v.at(v.l.dropped[tool])
+}
+
+// AnyToolDropped reports whether an eviction certainly removed some tool's
+// result, even if which tool's is uncertain.
+func (v EvictionView) AnyToolDropped() bool { return v.l != nil && v.at(v.l.anyToolAt) }
+
+// anyDoubtAboutNamed reports whether some eviction might have dropped a
+// result of a named tool.
+func (v EvictionView) anyDoubtAboutNamed() bool { return v.l != nil && v.at(v.l.maybeAt) }
+
+// doubtsAbout reports whether some eviction might have dropped a result of
+// tool.
+func (v EvictionView) doubtsAbout(tool string) bool {
+	return v.l != nil && v.has(v.l.maybe[tool])
+}
+
+// doubtsAboutUnknown reports whether some eviction might have dropped a
+// result of a tool it cannot name.
+func (v EvictionView) doubtsAboutUnknown() bool { return v.l != nil && v.has(v.l.anyMaybe) }
+
+func (v EvictionView) has(list []int) bool {
+	return len(list) > 0 && v.l.doubts[list[0]].at <= v.n
+}
+
+// unnamedAbout appends, worded, the doubts about tool the reader has not
+// named.
+func (v EvictionView) unnamedAbout(dst []string, tool string) []string {
+	if v.l == nil {
+		return dst
+	}
+	from := 0
+	if v.marks != nil {
+		from = v.marks.tools[tool]
+	}
+	return v.unnamed(dst, v.l.maybe[tool], from)
+}
+
+// unnamedAboutUnknown appends, worded, the doubts about an unknown tool's
+// result the reader has not named.
+func (v EvictionView) unnamedAboutUnknown(dst []string) []string {
+	if v.l == nil {
+		return dst
+	}
+	from := 0
+	if v.marks != nil {
+		from = v.marks.any
+	}
+	return v.unnamed(dst, v.l.anyMaybe, from)
+}
+
+// unnamed appends the doubts of list folded after from and by the view's
+// cut.
+func (v EvictionView) unnamed(dst []string, list []int, from int) []string {
+	ds := v.l.doubts
+	lo := 0
+	if from > 0 {
+		lo = sort.Search(len(list), func(i int) bool { return ds[list[i]].at > from })
+	}
+	hi := len(list)
+	if hi > 0 && ds[list[hi-1]].at > v.n {
+		hi = sort.Search(len(list), func(i int) bool { return ds[list[i]].at > v.n })
+	}
+	for _, i := range list[lo:max(lo, hi)] {
+		dst = append(dst, ds[i].why)
+	}
+	return dst
 }
 
 func describeCandidates(cs []Message) string {
@@ -177,12 +384,11 @@ func judgeDangling(v ComposeView, d *Declarations) Verdict {
 	if len(served) == 0 {
 		return NotApplicableVerdict()
 	}
-	ev := summarizeEvictions(v.Evictions)
-	anyMaybe := append([]string(nil), ev.anyMaybe...)
-	if v.HistoryGap != "" {
-		anyMaybe = append(anyMaybe, v.HistoryGap)
-	}
-	if len(ev.dropped) == 0 && !ev.anyToolDropped && len(ev.maybe) == 0 && len(anyMaybe) == 0 {
+	ev := v.Evictions
+	// Doubt about an unknown tool's result, or about the run's missing
+	// head, bears on every ground.
+	doubtAll := ev.doubtsAboutUnknown() || v.HistoryGap != ""
+	if !ev.AnyToolDropped() && !ev.anyDoubtAboutNamed() && !doubtAll {
 		return NotApplicableVerdict()
 	}
 
@@ -200,31 +406,61 @@ func judgeDangling(v ComposeView, d *Declarations) Verdict {
 	}
 	presenceUnknown = append(presenceUnknown, v.Call.Frame.Gaps...)
 
+	// A ground in doubt is named by the doubts about it, then those about
+	// any tool, then the missing head; a dropped ground whose presence
+	// cannot be told by what hides it. Each list is named at most once
+	// per call (a second naming in the same verdict would repeat it), and
+	// only its doubts that the reader's earlier verdicts have not named.
 	var fs []Finding
 	var reasons []string
+	var named *DoubtsNamed
+	var namedHere map[string]bool
+	nameAll, namePresence := false, false
+	anyDoubtful := false
 	for _, t := range served {
 		var missing []string
-		var why []string
+		doubtful := false
 		for _, g := range t.grounds {
 			if present[g] {
 				continue
 			}
-			maybe := append(append([]string(nil), ev.maybe[g]...), anyMaybe...)
-			if !ev.dropped[g] && len(maybe) == 0 {
-				continue
-			}
-			if !ev.dropped[g] {
-				why = append(why, maybe...)
+			if !ev.Dropped(g) {
+				if !doubtAll && !ev.doubtsAbout(g) {
+					continue
+				}
+				doubtful = true
+				if named == nil {
+					named = &DoubtsNamed{upTo: ev.n}
+				}
+				if !namedHere[g] {
+					if namedHere == nil {
+						namedHere = map[string]bool{}
+					}
+					namedHere[g] = true
+					named.tools = append(named.tools, g)
+					reasons = ev.unnamedAbout(reasons, g)
+				}
+				if !nameAll {
+					nameAll, named.any = true, true
+					reasons = ev.unnamedAboutUnknown(reasons)
+					if v.HistoryGap != "" {
+						reasons = append(reasons, v.HistoryGap)
+					}
+				}
 				continue
 			}
 			if len(presenceUnknown) > 0 {
-				why = append(why, presenceUnknown...)
+				doubtful = true
+				if !namePresence {
+					namePresence = true
+					reasons = append(reasons, presenceUnknown...)
+				}
 				continue
 			}
 			missing = append(missing, g)
 		}
-		if len(why) > 0 {
-			reasons = append(reasons, dedupe(why)...)
+		if doubtful {
+			anyDoubtful = true
 			continue
 		}
 		if len(missing) > 0 {
@@ -233,10 +469,10 @@ func judgeDangling(v ComposeView, d *Declarations) Verdict {
 	}
 	switch {
 	case len(fs) > 0:
-		return Verdict{Disposition: CheckedFail, Findings: stamp(fs, v.Call.Stage), Reasons: dedupe(reasons)}
-	case len(reasons) > 0:
-		return UnreachableBecause(dedupe(reasons)...)
-	case len(ev.dropped) == 0 && !ev.anyToolDropped:
+		return Verdict{Disposition: CheckedFail, Findings: stamp(fs, v.Call.Stage), Reasons: dedupe(reasons), Named: named}
+	case anyDoubtful:
+		return Verdict{Disposition: Unreachable, Reasons: dedupe(reasons), Named: named}
+	case !ev.AnyToolDropped():
 		// Nothing this run certainly dropped a tool result, and nothing
 		// uncertain touched a ground the call depends on.
 		return NotApplicableVerdict()

@@ -244,7 +244,7 @@ func TestJudgeDangling(t *testing.T) {
 	}
 	evicted := func(cands ...Message) Eviction { return Eviction{Hash: "h", Iteration: 3, Candidates: cands} }
 	view := func(served []string, present []Message, evs ...Eviction) ComposeView {
-		return ComposeView{Call: CallView{Iteration: 4, Stage: "call-llm#9", Served: served, Frame: Frame{Messages: present}}, Evictions: evs}
+		return ComposeView{Call: CallView{Iteration: 4, Stage: "call-llm#9", Served: served, Frame: Frame{Messages: present}}, Evictions: EvictionViewOf(evs...)}
 	}
 	both := []string{"whats_here", "floor_map", "screen_fire"}
 	tests := []struct {

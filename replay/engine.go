@@ -212,12 +212,23 @@ type engine struct {
 	lastSystem    []string
 	lastSystemSet bool
 
+	// injectedByHash are the distinct messages-slot records seen with each
+	// content hash, in order; injectedSeen holds them as a set once a
+	// hash has gathered several, so that a flood of records sharing one
+	// hash is not compared pairwise.
 	injectedByHash map[string][]checks.Message
+	injectedSeen   map[string]map[checks.Message]bool
 	history        []histEntry
-	historySet     bool
-	historyIter    int64
+	// historyByHash indexes the history entries an eviction can still
+	// remove, by hash: an eviction removes every entry with its hash at
+	// once, so a hash leaves the index with its first eviction.
+	historyByHash map[string][]int
+	historySet    bool
+	historyIter   int64
 
-	evictions []checks.Eviction
+	// evictions are the run's evictions, folded as they are recorded;
+	// every compose check that reads them is handed a view.
+	evictions *checks.EvictionLedger
 	parked    []string
 
 	call        *callState
@@ -250,6 +261,9 @@ func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, r
 		slow:           slow,
 		callNames:      map[string]string{},
 		injectedByHash: map[string][]checks.Message{},
+		injectedSeen:   map[string]map[checks.Message]bool{},
+		historyByHash:  map[string][]int{},
+		evictions:      checks.NewEvictionLedger(),
 		lastContent:    map[int64]string{},
 		toolCalls:      map[string]checks.ToolCall{},
 		servedAt:       map[string]int{},
@@ -422,7 +436,7 @@ func (e *engine) onInjected(ev *recording.Event, stage string) {
 		}
 		e.msgRecs = append(e.msgRecs, rec)
 		if rec.hash != "" && rec.known && e.need.evictions {
-			e.injectedByHash[rec.hash] = appendDistinct(e.injectedByHash[rec.hash], rec.msg)
+			e.injectedByHash[rec.hash] = e.appendInjected(rec.hash, rec.msg)
 		}
 	case "tools":
 		if e.toolsStage == "" {
@@ -440,6 +454,50 @@ func appendDistinct(ms []checks.Message, m checks.Message) []checks.Message {
 	return append(ms, m)
 }
 
+// distinctScan is how many messages appendInjected compares one by one
+// before it keeps a set.
+const distinctScan = 8
+
+// appendInjected adds m to the records seen with hash unless it is there.
+func (e *engine) appendInjected(hash string, m checks.Message) []checks.Message {
+	ms := e.injectedByHash[hash]
+	if len(ms) < distinctScan {
+		return appendDistinct(ms, m)
+	}
+	seen := e.injectedSeen[hash]
+	if seen == nil {
+		seen = make(map[checks.Message]bool, 2*len(ms))
+		for _, x := range ms {
+			seen[x] = true
+		}
+		e.injectedSeen[hash] = seen
+	}
+	if seen[m] {
+		return ms
+	}
+	seen[m] = true
+	return append(ms, m)
+}
+
+// distinctMessages appends to dst each message of ms not already in it, in
+// order; dst starts empty.
+func distinctMessages(dst, ms []checks.Message) []checks.Message {
+	if len(ms) <= distinctScan {
+		for _, m := range ms {
+			dst = appendDistinct(dst, m)
+		}
+		return dst
+	}
+	seen := make(map[checks.Message]bool, len(ms))
+	for _, m := range ms {
+		if !seen[m] {
+			seen[m] = true
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}
+
 // onEvicted joins an eviction to the message it removed. The exact join is
 // against the last iteration_end history, the list the window cut from,
 // hashed at each index the way agentfootprint hashes it. Without a match
@@ -451,19 +509,18 @@ func (e *engine) onEvicted(ev *recording.Event) {
 		return
 	}
 	out := checks.Eviction{Hash: p.ContentHash, Iteration: e.lastIter + 1}
-	if e.historySet {
-		for i := range e.history {
-			h := &e.history[i]
-			if !h.evicted && h.known && h.hash == p.ContentHash {
-				h.evicted = true
-				out.Candidates = appendDistinct(out.Candidates, h.msg)
-			}
+	if idx, ok := e.historyByHash[p.ContentHash]; ok && e.historySet {
+		delete(e.historyByHash, p.ContentHash)
+		msgs := make([]checks.Message, len(idx))
+		for j, i := range idx {
+			e.history[i].evicted = true
+			msgs[j] = e.history[i].msg
 		}
+		out.Candidates = distinctMessages(nil, msgs)
 	}
 	if len(out.Candidates) == 0 {
-		for _, m := range e.injectedByHash[p.ContentHash] {
-			out.Candidates = appendDistinct(out.Candidates, m)
-		}
+		// The records of a hash are distinct already.
+		out.Candidates = append([]checks.Message(nil), e.injectedByHash[p.ContentHash]...)
 	}
 	// Names learned after the message was recorded (a tool_start joined
 	// later) still name it.
@@ -473,7 +530,9 @@ func (e *engine) onEvicted(ev *recording.Event) {
 			c.ToolName = e.callNames[c.ToolCallID]
 		}
 	}
-	e.evictions = append(e.evictions, out)
+	if e.need.evictions {
+		e.evictions.Record(out)
+	}
 }
 
 func (e *engine) onIterationEnd(ev *recording.Event) {
@@ -492,6 +551,7 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	e.historyIter = it
 	e.historySet = true
 	e.history = e.history[:0]
+	clear(e.historyByHash)
 	for _, m := range msgs {
 		for _, tc := range m.ToolCalls {
 			if tc.ID != "" && tc.Name != "" && e.callNames[tc.ID] == "" {
@@ -512,6 +572,7 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 			entry.msg.Content = content
 			if hashed {
 				entry.hash = e.messageHash(m.Role, i, content)
+				e.historyByHash[entry.hash] = append(e.historyByHash[entry.hash], len(e.history))
 			}
 		}
 		if m.Role == checks.RoleTool {
@@ -565,12 +626,18 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 			Parked:     append([]string(nil), e.parked...),
 			HistoryGap: e.historyGap(),
 		}
-		// Every check gets its own copy of the run's evictions so far,
-		// which grow with the run: only the checks that read them.
-		if e.reads(c).evictions {
-			cv.Evictions = cloneEvictions(e.evictions)
+		// A check that reads the evictions gets a view of the ledger that
+		// costs nothing to take, and names only the doubts it has not named
+		// in an earlier verdict.
+		reads := e.reads(c).evictions
+		if reads {
+			cv.Evictions = e.evictions.View(c.Key())
 		}
-		e.ledger.Note(c, c.OnCompose(cv, e.decl))
+		v := c.OnCompose(cv, e.decl)
+		e.ledger.Note(c, v)
+		if reads {
+			e.evictions.Named(c.Key(), v.Named)
+		}
 	}
 
 	e.sysSeen, e.sysPieces, e.sysGaps = false, nil, nil
@@ -775,29 +842,6 @@ func cloneCall(v checks.CallView) checks.CallView {
 	out.Frame.System = cloneStrings(v.Frame.System)
 	out.Frame.Messages = append([]checks.Message(nil), v.Frame.Messages...)
 	out.Frame.Gaps = cloneStrings(v.Frame.Gaps)
-	return out
-}
-
-// cloneEvictions copies evs and their candidates. The candidates share one
-// allocation, each list capped at its length so that appending to one
-// cannot reach the next: the run's evictions are cloned for every model
-// call, so this copy grows with the run.
-func cloneEvictions(evs []checks.Eviction) []checks.Eviction {
-	out := make([]checks.Eviction, len(evs))
-	n := 0
-	for _, ev := range evs {
-		n += len(ev.Candidates)
-	}
-	pool := make([]checks.Message, 0, n)
-	for i, ev := range evs {
-		out[i] = ev
-		out[i].Candidates = nil
-		if len(ev.Candidates) > 0 {
-			start := len(pool)
-			pool = append(pool, ev.Candidates...)
-			out[i].Candidates = pool[start:len(pool):len(pool)]
-		}
-	}
 	return out
 }
 
