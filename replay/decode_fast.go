@@ -216,17 +216,13 @@ var (
 // decodeInjected fills p from a context.injected payload, as decodeLoose
 // does; the raw content is decoded through c (nil: no cache).
 func decodeInjected(raw json.RawMessage, p *injectedPayload, c *textCache, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [7][]byte
-		if pick(raw, injectedNames, v[:]) &&
+		return pick(raw, injectedNames, v[:]) &&
 			setStr(&p.ContentHash, v[0]) && setStr(&p.Slot, v[1]) && setStr(&p.Source, v[2]) &&
 			setStr(&p.SourceID, v[3]) && setTextPtr(c, &p.RawContent, v[4]) && setStr(&p.AsRole, v[5]) &&
-			setNumPtr(&p.Position, v[6]) {
-			return true
-		}
-		*p = injectedPayload{}
-	}
-	return decodeLoose(raw, p)
+			setNumPtr(&p.Position, v[6])
+	})
 }
 
 // injectedSlot is the slot of a context.injected payload (ok as
@@ -245,93 +241,65 @@ func injectedSlot(raw json.RawMessage) (string, bool) {
 }
 
 func decodeLLMStart(raw json.RawMessage, p *llmStartPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [7][]byte
-		if pick(raw, llmStartNames, v[:]) &&
+		return pick(raw, llmStartNames, v[:]) &&
 			setNumPtr(&p.Iteration, v[0]) && setStr(&p.Provider, v[1]) && setNumPtr(&p.SystemPromptChars, v[2]) &&
 			setStrPtr(&p.SystemPromptText, v[3]) && setNumPtr(&p.MessagesCount, v[4]) && setNumPtr(&p.ToolsCount, v[5]) &&
-			setRaw(&p.Tools, v[6]) {
-			return true
-		}
-		*p = llmStartPayload{}
-	}
-	return decodeLoose(raw, p)
+			setRaw(&p.Tools, v[6])
+	})
 }
 
 // decodeLLMEnd fills p from an llm_end payload; without content the
 // answer text is left unread.
 func decodeLLMEnd(raw json.RawMessage, p *llmEndPayload, content, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [3][]byte
 		ok := pick(raw, llmEndNames, v[:]) && setNumPtr(&p.Iteration, v[0]) && setRaw(&p.WireManifest, v[2])
 		if ok && content {
 			ok = setStrPtr(&p.Content, v[1])
 		}
-		if ok {
-			return true
-		}
-		*p = llmEndPayload{}
-	}
-	return decodeLoose(raw, p)
+		return ok
+	})
 }
 
 func decodeToolStart(raw json.RawMessage, p *toolStartPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [3][]byte
-		if pick(raw, toolStartNames, v[:]) &&
-			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setRaw(&p.Args, v[2]) {
-			return true
-		}
-		*p = toolStartPayload{}
-	}
-	return decodeLoose(raw, p)
+		return pick(raw, toolStartNames, v[:]) &&
+			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setRaw(&p.Args, v[2])
+	})
 }
 
 func decodeToolEnd(raw json.RawMessage, p *toolEndPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [3][]byte
-		if pick(raw, toolEndNames, v[:]) &&
-			setStr(&p.ToolCallID, v[0]) && setRaw(&p.Result, v[1]) && setBoolPtr(&p.Error, v[2]) {
-			return true
-		}
-		*p = toolEndPayload{}
-	}
-	return decodeLoose(raw, p)
+		return pick(raw, toolEndNames, v[:]) &&
+			setStr(&p.ToolCallID, v[0]) && setRaw(&p.Result, v[1]) && setBoolPtr(&p.Error, v[2])
+	})
 }
 
 func decodeEvicted(raw json.RawMessage, p *evictedPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [2][]byte
-		if pick(raw, evictedNames, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1]) {
-			return true
-		}
-		*p = evictedPayload{}
-	}
-	return decodeLoose(raw, p)
+		return pick(raw, evictedNames, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
+	})
 }
 
 func decodeSemantics(raw json.RawMessage, p *semanticsPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [4][]byte
-		if pick(raw, semanticsNames, v[:]) &&
+		return pick(raw, semanticsNames, v[:]) &&
 			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setNumPtr(&p.Iteration, v[2]) &&
-			setRaw(&p.Semantics, v[3]) {
-			return true
-		}
-		*p = semanticsPayload{}
-	}
-	return decodeLoose(raw, p)
+			setRaw(&p.Semantics, v[3])
+	})
 }
 
 func decodeIterationEnd(raw json.RawMessage, p *iterationEndPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [2][]byte
-		if pick(raw, iterEndNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setRaw(&p.History, v[1]) {
-			return true
-		}
-		*p = iterationEndPayload{}
-	}
-	return decodeLoose(raw, p)
+		return pick(raw, iterEndNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setRaw(&p.History, v[1])
+	})
 }
 
 // decodeHistory reads an iteration_end history as json.Unmarshal into
@@ -472,56 +440,52 @@ var (
 )
 
 func decodeTurnStart(raw json.RawMessage, p *turnStartPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [1][]byte
-		if pick(raw, turnStartNames, v[:]) && setStrPtr(&p.UserPrompt, v[0]) {
-			return true
-		}
-		*p = turnStartPayload{}
-	}
-	return decodeLoose(raw, p)
+		return pick(raw, turnStartNames, v[:]) && setStrPtr(&p.UserPrompt, v[0])
+	})
 }
 
 func decodeTurnEnd(raw json.RawMessage, p *turnEndPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [1][]byte
-		if pick(raw, turnEndNames, v[:]) && setStrPtr(&p.FinalContent, v[0]) {
-			return true
-		}
-		*p = turnEndPayload{}
-	}
-	return decodeLoose(raw, p)
+		return pick(raw, turnEndNames, v[:]) && setStrPtr(&p.FinalContent, v[0])
+	})
 }
 
 func decodeSlotComposed(raw json.RawMessage, p *slotComposedPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [2][]byte
-		if pick(raw, slotComposedNames, v[:]) && setStr(&p.Slot, v[0]) && setNumPtr(&p.Iteration, v[1]) {
-			return true
-		}
-		*p = slotComposedPayload{}
-	}
-	return decodeLoose(raw, p)
+		return pick(raw, slotComposedNames, v[:]) && setStr(&p.Slot, v[0]) && setNumPtr(&p.Iteration, v[1])
+	})
 }
 
 func decodeMap(raw json.RawMessage, p *mapPayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [3][]byte
-		if pick(raw, mapNames, v[:]) && setStr(&p.MapID, v[0]) && setNumPtr(&p.Iteration, v[1]) && setBoolPtr(&p.Reengaged, v[2]) {
-			return true
-		}
-		*p = mapPayload{}
-	}
-	return decodeLoose(raw, p)
+		return pick(raw, mapNames, v[:]) && setStr(&p.MapID, v[0]) && setNumPtr(&p.Iteration, v[1]) && setBoolPtr(&p.Reengaged, v[2])
+	})
 }
 
 func decodeRoute(raw json.RawMessage, p *routePayload, slow bool) bool {
-	if !slow {
+	return fastOrLoose(raw, p, slow, func() bool {
 		var v [2][]byte
-		if pick(raw, routeNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setStr(&p.Chosen, v[1]) {
+		return pick(raw, routeNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setStr(&p.Chosen, v[1])
+	})
+}
+
+// fastOrLoose decodes a payload with fast, which handles the easy case (an
+// object whose wanted keys appear once, exactly spelled, with the right
+// type) and returns false for anything else; then, or when slow forces it,
+// the lenient path decodes into a cleared p, so odd payloads read exactly
+// as they always have.
+func fastOrLoose[T any](raw json.RawMessage, p *T, slow bool, fast func() bool) bool {
+	if !slow {
+		if fast() {
 			return true
 		}
-		*p = routePayload{}
+		var zero T
+		*p = zero
 	}
 	return decodeLoose(raw, p)
 }
