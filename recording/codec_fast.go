@@ -115,11 +115,10 @@ func (d *eventDecoder) decode(data []byte, r *decodedEvent) {
 	r.ev = ev
 	r.invalidUTF8 = !utf8.Valid(data)
 	// The fast path takes no line with a repeated key; this is where one
-	// is counted.
-	if mayRepeatKeyIn(data, &r.ev) {
-		if kc, err := countEnvelopeKeys(data); err == nil && kc.repeats() {
-			r.dups = &kc
-		}
+	// is counted. Keys are matched as encoding/json matches them, without
+	// regard to ASCII case, so "Type" after "type" is a repeat too.
+	if kc, err := countEnvelopeKeys(data); err == nil && kc.repeats() {
+		r.dups = &kc
 	}
 }
 
