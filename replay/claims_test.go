@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/fpcheck/fpcheck/checks"
-	"github.com/fpcheck/fpcheck/recording"
 )
 
 const claimsRoot = "../testdata/recordings/claims"
@@ -51,42 +50,14 @@ func TestClaimsFixtures(t *testing.T) {
 		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			gotJSON := marshalGolden(t, replayClaimsFixture(t, filepath.Base(dir)))
-			golden := filepath.Join(dir, "want.json")
-			if *update {
-				if err := os.WriteFile(golden, gotJSON, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./replay -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(gotJSON)); diff != "" {
-				t.Errorf("replayed evidence differs from %s (-want +got):\n%s", golden, diff)
-			}
+			checkGolden(t, filepath.Join(dir, "want.json"), gotJSON)
 		})
 	}
 }
 
 // TestClaimsFixtureHashes keeps the generated fixtures honest about the
 // content hashes agentfootprint would write.
-func TestClaimsFixtureHashes(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(claimsRoot, "*", "events.jsonl"))
-	for _, path := range paths {
-		for _, run := range readRuns(t, path) {
-			for _, ev := range run.Events {
-				var p injectedPayload
-				if ev.Type != recording.TypeContextInjected || !decodeLoose(ev.Payload, &p) || p.Slot != "messages" || p.RawContent == nil || p.Position == nil {
-					continue
-				}
-				if want := MessageHash(p.AsRole, int(*p.Position), *p.RawContent); want != p.ContentHash {
-					t.Errorf("%s:%d: contentHash %s, want %s", path, ev.Line, p.ContentHash, want)
-				}
-			}
-		}
-	}
-}
+func TestClaimsFixtureHashes(t *testing.T) { checkFixtureHashes(t, claimsRoot) }
 
 // story is what one seed story must give: exactly these findings (by
 // identity, with their advisory mark) and these ledger rows.

@@ -103,23 +103,15 @@ func setStr(dst *string, v []byte) bool {
 	return false
 }
 
-func setStrPtr(dst **string, v []byte) bool {
-	if v == nil {
-		return true
+func setStrPtr(dst **string, v []byte) bool { return setPtr(dst, v, stringOf) }
+
+// stringOf decodes a JSON string; any other kind is the wrong type.
+func stringOf(v []byte) (string, bool) {
+	if v[0] != '"' {
+		return "", false
 	}
-	switch v[0] {
-	case '"':
-		s, err := jsonfast.String(v)
-		if err != nil {
-			return false
-		}
-		*dst = &s
-		return true
-	case 'n':
-		*dst = nil
-		return true
-	}
-	return false
+	s, err := jsonfast.String(v)
+	return s, err == nil
 }
 
 // setTextPtr is setStrPtr through a text cache.

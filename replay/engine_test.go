@@ -79,37 +79,26 @@ func TestReplayFixtures(t *testing.T) {
 				got = append(got, rr)
 			}
 			gotJSON := marshalGolden(t, got)
-			golden := filepath.Join(dir, "want.json")
-			if *update {
-				if err := os.WriteFile(golden, gotJSON, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./replay -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(gotJSON)); diff != "" {
-				t.Errorf("replayed evidence differs from %s (-want +got):\n%s", golden, diff)
-			}
+			checkGolden(t, filepath.Join(dir, "want.json"), gotJSON)
 		})
 	}
 }
 
-// TestFixtureHashes keeps the hand-made fixtures honest: every
-// messages-slot record's contentHash is the hash of its role, position and
-// content, as agentfootprint computes it.
-func TestFixtureHashes(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(fixtureRoot, "*", "events.jsonl"))
+// TestFixtureHashes keeps the hand-made fixtures honest about the content
+// hashes agentfootprint would write.
+func TestFixtureHashes(t *testing.T) { checkFixtureHashes(t, fixtureRoot) }
+
+// checkFixtureHashes checks every messages-slot record under root: its
+// contentHash must be the hash of its role, position and content, as
+// agentfootprint computes it.
+func checkFixtureHashes(t *testing.T, root string) {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(root, "*", "events.jsonl"))
 	for _, path := range paths {
 		for _, run := range readRuns(t, path) {
 			for _, ev := range run.Events {
-				if ev.Type != recording.TypeContextInjected {
-					continue
-				}
 				var p injectedPayload
-				if !decodeLoose(ev.Payload, &p) || p.Slot != "messages" || p.RawContent == nil || p.Position == nil {
+				if ev.Type != recording.TypeContextInjected || !decodeLoose(ev.Payload, &p) || p.Slot != "messages" || p.RawContent == nil || p.Position == nil {
 					continue
 				}
 				if want := MessageHash(p.AsRole, int(*p.Position), *p.RawContent); want != p.ContentHash {
@@ -117,6 +106,25 @@ func TestFixtureHashes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkGolden compares got with the golden file, or rewrites it under
+// -update.
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./replay -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("replayed evidence differs from %s (-want +got):\n%s", golden, diff)
 	}
 }
 
