@@ -19,6 +19,9 @@ type memberIter struct {
 	i     int
 	max   int // nesting allowed inside a member value
 	first bool
+	// inner walks an object nested in a larger input: the walk ends at
+	// its closing brace, whatever follows.
+	inner bool
 	buf   []byte // decoded key, when the key needs decoding
 }
 
@@ -35,35 +38,50 @@ func (it *memberIter) open(b []byte) error {
 // next returns the next member. more is false after the closing brace, when
 // the rest of the input has been checked to be whitespace.
 func (it *memberIter) next() (key []byte, escaped bool, val []byte, more bool, err error) {
+	key, escaped, i, more, err := it.nextKey()
+	if err != nil || !more {
+		return nil, false, nil, more, err
+	}
+	end, err := skipValue(it.b, i, it.max)
+	if err != nil {
+		return nil, false, nil, false, err
+	}
+	it.i = end
+	return key, escaped, it.b[i:end], true, nil
+}
+
+// nextKey reads the next member up to its value, which starts at it.b[i];
+// the caller validates the value and sets it.i just after it.
+func (it *memberIter) nextKey() (key []byte, escaped bool, i int, more bool, err error) {
 	b := it.b
-	i := skipSpace(b, it.i)
+	i = skipSpace(b, it.i)
 	if i >= len(b) {
-		return nil, false, nil, false, &SyntaxError{Offset: int64(i), Msg: "unexpected end of JSON input"}
+		return nil, false, 0, false, &SyntaxError{Offset: int64(i), Msg: "unexpected end of JSON input"}
 	}
 	if it.first {
 		it.first = false
 		if b[i] == '}' {
-			return nil, false, nil, false, it.end(i + 1)
+			return nil, false, 0, false, it.end(i + 1)
 		}
 	} else {
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
 		case '}':
-			return nil, false, nil, false, it.end(i + 1)
+			return nil, false, 0, false, it.end(i + 1)
 		default:
-			return nil, false, nil, false, &SyntaxError{Offset: int64(i), Msg: "invalid character " + quoteByte(b[i]) + " after object key:value pair"}
+			return nil, false, 0, false, &SyntaxError{Offset: int64(i), Msg: "invalid character " + quoteByte(b[i]) + " after object key:value pair"}
 		}
 	}
 	if i >= len(b) || b[i] != '"' {
-		return nil, false, nil, false, syntaxAt(b, i, "looking for beginning of object key string")
+		return nil, false, 0, false, syntaxAt(b, i, "looking for beginning of object key string")
 	}
 	j, r := scanStr(b, i+1)
 	if r&strClosed == 0 {
 		if r&strBad != 0 {
-			return nil, false, nil, false, syntaxAt(b, j, "in string literal")
+			return nil, false, 0, false, syntaxAt(b, j, "in string literal")
 		}
-		return nil, false, nil, false, &SyntaxError{Offset: int64(len(b)), Msg: "unexpected end of JSON input"}
+		return nil, false, 0, false, &SyntaxError{Offset: int64(len(b)), Msg: "unexpected end of JSON input"}
 	}
 	key = b[i+1 : j-1]
 	if r&strEscaped != 0 || hasHigh(key) && !utf8.Valid(key) {
@@ -72,24 +90,50 @@ func (it *memberIter) next() (key []byte, escaped bool, val []byte, more bool, e
 	}
 	i = skipSpace(b, j)
 	if i >= len(b) || b[i] != ':' {
-		return nil, false, nil, false, syntaxAt(b, i, "after object key")
+		return nil, false, 0, false, syntaxAt(b, i, "after object key")
 	}
-	i = skipSpace(b, i+1)
-	end, err := skipValue(b, i, it.max)
-	if err != nil {
-		return nil, false, nil, false, err
-	}
-	it.i = end
-	return key, escaped, b[i:end], true, nil
+	return key, escaped, skipSpace(b, i+1), true, nil
 }
 
-// end checks that only whitespace follows the closing brace at i-1.
+// end checks that only whitespace follows the closing brace at i-1 (of a
+// top-level object).
 func (it *memberIter) end(i int) error {
 	it.i = i
+	if it.inner {
+		return nil
+	}
 	if k := skipSpace(it.b, i); k != len(it.b) {
 		return syntaxAt(it.b, k, "after top-level value")
 	}
 	return nil
+}
+
+// InnerMembers validates the object that starts at b[i] (after optional
+// whitespace), a value nested in a larger input, and calls fn for each of
+// its members with the key decoded (the slice is only valid during the
+// call) and the value's raw bytes; maxDepth bounds the nesting of the object
+// itself and everything in it. It returns the index just after the closing
+// brace. A reader that needs a few members of a value it must validate
+// anyway gets them in the same pass.
+func InnerMembers(b []byte, i, maxDepth int, fn func(key, val []byte)) (end int, err error) {
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '{' {
+		return i, errNotObject
+	}
+	if maxDepth < 1 {
+		return i, &DepthError{Offset: int64(i), Limit: maxDepth}
+	}
+	it := memberIter{b: b, i: i + 1, max: maxDepth - 1, first: true, inner: true}
+	for {
+		k, _, v, more, err := it.next()
+		if err != nil {
+			return it.i, err
+		}
+		if !more {
+			return it.i, nil
+		}
+		fn(k, v)
+	}
 }
 
 // syntaxAt is a SyntaxError at b[i], or at the end of b.
@@ -173,7 +217,7 @@ func endOfTop(b []byte, i int) error {
 // must be at least as long as names. On error out holds nothing useful.
 func Fields(obj []byte, names []string, out [][]byte) (dup bool, err error) {
 	p := Picker{Names: names}
-	return p.pick(obj, out, nil)
+	return p.pick(obj, out, nil, nil)
 }
 
 // Picker picks several members out of objects of one shape, with the
@@ -197,10 +241,23 @@ type Picker struct {
 // matched Names[i], null values included; dup reports that some count is
 // above one.
 func (p *Picker) Pick(obj []byte, out [][]byte, counts []int) (dup bool, err error) {
-	return p.pick(obj, out, counts)
+	return p.pick(obj, out, counts, nil)
 }
 
-func (p *Picker) pick(obj []byte, out [][]byte, counts []int) (dup bool, err error) {
+// ValueHook validates a picked member's value itself: the value of the
+// member matching Names[n] starts at obj[i], and may nest maxDepth levels.
+// It returns the index just after the value; handled false leaves the
+// value to the Picker. out holds the members picked so far, so a hook can
+// read a member that came earlier.
+type ValueHook func(n int, obj []byte, i, maxDepth int, out [][]byte) (end int, handled bool, err error)
+
+// PickHook is Pick with hook called at every picked member, so a caller can
+// read inside a value in the pass that validates it.
+func (p *Picker) PickHook(obj []byte, out [][]byte, counts []int, hook ValueHook) (dup bool, err error) {
+	return p.pick(obj, out, counts, hook)
+}
+
+func (p *Picker) pick(obj []byte, out [][]byte, counts []int, hook ValueHook) (dup bool, err error) {
 	names := p.Names
 	out = out[:len(names)]
 	for i := range out {
@@ -221,7 +278,7 @@ func (p *Picker) pick(obj []byte, out [][]byte, counts []int) (dup bool, err err
 		return false, err
 	}
 	for {
-		k, _, v, more, err := it.next()
+		k, _, i, more, err := it.nextKey()
 		if err != nil {
 			return false, err
 		}
@@ -229,9 +286,22 @@ func (p *Picker) pick(obj []byte, out [][]byte, counts []int) (dup bool, err err
 			return dup, nil
 		}
 		n := p.match(k)
+		end, handled := 0, false
+		if n >= 0 && hook != nil {
+			if end, handled, err = hook(n, obj, i, it.max, out); err != nil {
+				return false, err
+			}
+		}
+		if !handled {
+			if end, err = skipValue(obj, i, it.max); err != nil {
+				return false, err
+			}
+		}
+		it.i = end
 		if n < 0 {
 			continue
 		}
+		v := obj[i:end]
 		switch {
 		case counts != nil:
 			counts[n]++

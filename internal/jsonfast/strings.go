@@ -24,12 +24,14 @@ func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // special has the high bit set in the lowest byte of w (little-endian) that
 // is a quote, a backslash or a control character; bits above it may be set
-// too. The usual zero-byte test is exact below the first match because a
-// borrow only starts at a matching byte.
+// too. The usual below-a-constant test is exact below the first match
+// because a borrow only starts at a matching byte. Flipping bit 1 maps the
+// quote (0x22) to 0x20 and the control characters onto themselves, so one
+// test "below 0x21" finds both; the space (0x20) becomes 0x22 and passes.
 func special(w uint64) uint64 {
-	q := w ^ (lsb * '"')
+	q := w ^ (lsb * 0x02)
 	b := w ^ (lsb * '\\')
-	return ((q - lsb) &^ q & msb) | ((b - lsb) &^ b & msb) | ((w - lsb*0x20) &^ w & msb)
+	return ((q-lsb*0x21)&^q | (b-lsb)&^b) & msb
 }
 
 // plain marks the bytes a string body may hold without a second look.
@@ -44,7 +46,25 @@ var plain = func() (t [256]bool) {
 // character at or after i, or len(p). It reads eight bytes a step: string
 // bodies are most of the bytes of an agentfootprint recording.
 func skipPlain(p []byte, i int) int {
-	// Long bodies (tool output) go sixteen bytes a step.
+	// Long bodies (tool output) go 32 bytes a step, then sixteen.
+	for i+32 <= len(p) {
+		m1 := special(le64(p[i:]))
+		m2 := special(le64(p[i+8:]))
+		m3 := special(le64(p[i+16:]))
+		m4 := special(le64(p[i+24:]))
+		if m1|m2|m3|m4 != 0 {
+			switch {
+			case m1 != 0:
+				return i + bits.TrailingZeros64(m1)>>3
+			case m2 != 0:
+				return i + 8 + bits.TrailingZeros64(m2)>>3
+			case m3 != 0:
+				return i + 16 + bits.TrailingZeros64(m3)>>3
+			}
+			return i + 24 + bits.TrailingZeros64(m4)>>3
+		}
+		i += 32
+	}
 	for i+16 <= len(p) {
 		m1 := special(le64(p[i:]))
 		m2 := special(le64(p[i+8:]))
@@ -68,6 +88,67 @@ func skipPlain(p []byte, i int) int {
 	return i
 }
 
+// exactSpecial has the high bit set in every byte of w that is a quote, a
+// backslash or a control character, and in no other: unlike special it
+// stays exact above the first match, at a few more operations a word.
+func exactSpecial(w uint64) uint64 {
+	const low7 = lsb * 0x7f
+	q := w ^ (lsb * 0x02) // the quote becomes 0x20, see special
+	b := w ^ (lsb * '\\')
+	// A byte below 0x21 (below 0x80 after the top bit is masked off)
+	// does not reach the top bit when 0x5f is added; nothing carries
+	// into the next byte.
+	ltq := ^((q & low7) + lsb*0x5f) &^ q
+	zb := ^((b & low7) + low7) &^ b
+	return (ltq | zb) & msb
+}
+
+// gatherTop packs the top bit of each byte of m into the low byte, the
+// first byte in bit 0. Each byte's bit lands alone in the top byte of the
+// product, and no two partial products share a position below it.
+func gatherTop(m uint64) uint64 {
+	return (m >> 7) * 0x0102040810204080 >> 56
+}
+
+// specials64 is a bitmap of the quotes, backslashes and control characters
+// among the 64 bytes at p[0:64], bit k for p[k].
+func specials64(p []byte) uint64 {
+	_ = p[63]
+	var bm uint64
+	for k := 0; k < 64; k += 8 {
+		// Most words hold no special byte: the cheap test rules them out.
+		if w := le64(p[k:]); special(w) != 0 {
+			bm |= gatherTop(exactSpecial(w)) << k
+		}
+	}
+	return bm
+}
+
+// escape checks the escape whose backslash is at p[i]. It returns the index
+// after it, or, when it is bad, the offending byte with st strBad, or, when
+// p ends inside it, i with st 0 and ok false.
+func escape(p []byte, i int) (next int, st uint8, ok bool) {
+	if i+1 >= len(p) {
+		return i, 0, false
+	}
+	e := p[i+1]
+	if e == 'u' {
+		for k := i + 2; k < i+6; k++ {
+			if k >= len(p) {
+				return i, 0, false
+			}
+			if !isHex(p[k]) {
+				return k, strBad, false
+			}
+		}
+		return i + 6, 0, true
+	}
+	if escapeOK[e] {
+		return i + 2, 0, true
+	}
+	return i + 1, strBad, false
+}
+
 // scanStr scans a string body from p[i] (the opening quote is consumed).
 // With strClosed the returned index is just after the closing quote; with
 // strBad it is the offending byte; with neither, p ended first and the
@@ -75,7 +156,23 @@ func skipPlain(p []byte, i int) int {
 func scanStr(p []byte, i int) (int, uint8) {
 	var r uint8
 	for {
-		i = skipPlain(p, i)
+		// Tool output and copied conversation text escape a newline or
+		// a quote every few dozen bytes: past the first bytes, a body is
+		// read 64 bytes at a time, from one special byte of the bitmap
+		// to the next.
+		if i+64+32 <= len(p) {
+			if j := skipPlain(p[:i+32], i); j < i+32 {
+				i = j
+			} else {
+				i, r = scanLong(p, i+32, r)
+				if r&(strClosed|strBad) != 0 {
+					return i, r
+				}
+				continue // the rest is short, or an escape p cuts off
+			}
+		} else {
+			i = skipPlain(p, i)
+		}
 		if i >= len(p) {
 			return i, r
 		}
@@ -84,29 +181,53 @@ func scanStr(p []byte, i int) (int, uint8) {
 			return i + 1, r | strClosed
 		case '\\':
 			r |= strEscaped
-			if i+1 >= len(p) {
-				return i, r
+			next, st, ok := escape(p, i)
+			if !ok {
+				return next, r | st
 			}
-			e := p[i+1]
-			if e == 'u' {
-				for k := i + 2; k < i+6; k++ {
-					if k >= len(p) {
-						return i, r
-					}
-					if !isHex(p[k]) {
-						return k, r | strBad
-					}
-				}
-				i += 6
-			} else if escapeOK[e] {
-				i += 2
-			} else {
-				return i + 1, r | strBad
-			}
+			i = next
 		default:
 			return i, r | strBad // a control character
 		}
 	}
+}
+
+// scanLong scans a long string body from p[i] in 64-byte windows while
+// they fit in p. It returns like scanStr, or, with neither strClosed nor
+// strBad, the index where fewer than 64 bytes remain, or the backslash of
+// an escape the end of p cuts off.
+func scanLong(p []byte, i int, r uint8) (int, uint8) {
+	for i+64 <= len(p) {
+		base := i
+		bm := specials64(p[base : base+64])
+		for bm != 0 {
+			j := base + bits.TrailingZeros64(bm)
+			switch p[j] {
+			case '"':
+				return j + 1, r | strClosed
+			case '\\':
+				r |= strEscaped
+				next, st, ok := escape(p, j)
+				if !ok {
+					if st == 0 {
+						return j, r
+					}
+					return next, r | st
+				}
+				i = next
+				// Forget the specials the escape covered.
+				if sh := i - base; sh >= 64 {
+					bm = 0
+				} else {
+					bm &= ^uint64(0) << sh
+				}
+			default:
+				return j, r | strBad // a control character
+			}
+		}
+		i = max(i, base+64)
+	}
+	return i, r
 }
 
 // hasHigh reports whether b holds a byte at or above 0x80.

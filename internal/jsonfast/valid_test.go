@@ -3,6 +3,7 @@ package jsonfast
 import (
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -307,5 +308,81 @@ func TestScannerErrorOffset(t *testing.T) {
 	var se *SyntaxError
 	if !errors.As(err, &se) || se.Offset != 7 || s.Offset() != 7 {
 		t.Errorf("error in pieces: %v (Offset() %d); want a SyntaxError at offset 7", err, s.Offset())
+	}
+}
+
+// TestSpecialFindsFirstSpecialByte checks the word test of string bodies
+// against the byte test, for every byte value at every position, with
+// another special byte (or none) after it.
+func TestSpecialFindsFirstSpecialByte(t *testing.T) {
+	isSpecial := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 8; pos++ {
+			for _, after := range []byte{'a', '"', 0x00, 0xff, 0x21} {
+				var w [8]byte
+				for i := range w {
+					w[i] = 'a'
+					if i > pos {
+						w[i] = after
+					}
+				}
+				w[pos] = byte(c)
+				want := 8
+				for i, b := range w {
+					if isSpecial(b) {
+						want = i
+						break
+					}
+				}
+				got := 8
+				if m := special(le64(w[:])); m != 0 {
+					got = bits.TrailingZeros64(m) >> 3
+				}
+				if got != want {
+					t.Fatalf("word % x: first special byte at %d, want %d", w, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestLongStringBodies puts each kind of special byte at every offset of
+// bodies long enough for the 64-byte windows, and compares Valid and
+// SkipValue with encoding/json.
+func TestLongStringBodies(t *testing.T) {
+	specials := []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, "\x01", "\x1f", `\x`, `\u12`, "\"", "é", "\xff", `\`}
+	for n := 60; n <= 200; n += 7 {
+		for at := 0; at < n; at++ {
+			for _, sp := range specials {
+				body := strings.Repeat("a", at) + sp + strings.Repeat("b", n-at)
+				for _, doc := range []string{`"` + body + `"`, `["` + body + `",1]`, `{"k":"` + body + `"}`, `"` + body} {
+					if got, want := Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+						t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+					}
+					// SkipValue reads one value and leaves what follows it.
+					end, err := SkipValue([]byte(doc), 0)
+					if got, want := err == nil && end == len(doc), json.Valid([]byte(doc)); got != want {
+						t.Fatalf("SkipValue(%q) = %d, %v; encoding/json says valid=%v", doc, end, err, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestExactSpecial checks the exact word test byte by byte, with every
+// pair of neighbouring byte values that could carry or borrow.
+func TestExactSpecial(t *testing.T) {
+	isSpecial := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for a := 0; a < 256; a++ {
+		for b := 0; b < 256; b++ {
+			w := [8]byte{byte(a), byte(b), byte(a), 'x', byte(b), byte(b), 0x7f, byte(a)}
+			m := gatherTop(exactSpecial(le64(w[:])))
+			for k, c := range w {
+				if got := m>>k&1 == 1; got != isSpecial(c) {
+					t.Fatalf("word % x: byte %d (%#x) special=%v", w, k, c, got)
+				}
+			}
+		}
 	}
 }
