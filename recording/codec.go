@@ -318,4 +318,3 @@ func equalFoldASCII(a, b string) bool {
 	}
 	return true
 }
-

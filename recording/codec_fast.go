@@ -74,13 +74,30 @@ var (
 // each goroutine that decodes has its own.
 type eventDecoder struct {
 	legacy bool // decode with decodeEventStd only (see legacyCodec)
+	// alias leaves a payload in the caller's buffer instead of copying
+	// it: the splitter copies the payloads a PayloadFilter keeps.
+	alias bool
 
-	top     [envCount][]byte
-	topN    [envCount]int
-	meta    [metaCount][]byte
-	metaN   [metaCount]int
-	lastRun string // the last runId: consecutive events mostly share it
-	lastStr string // the last list element (compositionPath repeats)
+	top       [envCount][]byte
+	topN      [envCount]int
+	meta      [metaCount][]byte
+	metaN     [metaCount]int
+	lastRun   string // the last runId: consecutive events mostly share it
+	lastStage string // the last runtimeStageId: a stage emits several events
+	lastStr   string // the last list element (compositionPath repeats)
+	// lists are the last subflowPath and compositionPath decoded, shared
+	// by the events that repeat them (nearly all of a run's events).
+	lists [2]struct {
+		raw  []byte
+		list []string
+	}
+
+	// The payload's schema fields, collected while the payload is
+	// validated (see payloadHook): fieldsOf is the schema they were
+	// collected for, nil when they were not.
+	hook     jsonfast.ValueHook
+	fieldsOf *compiledSchema
+	fields   [maxSchemaFields][]byte
 }
 
 // decodedEvent is everything decoding one event's bytes found, before any
@@ -125,7 +142,11 @@ func (d *eventDecoder) decode(data []byte, r *decodedEvent) {
 // fast decodes an event of the plain shape; ok is false for anything else,
 // and notes are then untouched.
 func (d *eventDecoder) fast(data []byte, notes *decodeNotes) (ev Event, ok bool) {
-	dup, err := envelopePicker.Pick(data, d.top[:], d.topN[:])
+	if d.hook == nil {
+		d.hook = d.payloadHook
+	}
+	d.fieldsOf = nil
+	dup, err := envelopePicker.PickHook(data, d.top[:], d.topN[:], d.hook)
 	if err != nil || dup {
 		return Event{}, false
 	}
@@ -147,13 +168,49 @@ func (d *eventDecoder) fast(data []byte, notes *decodeNotes) (ev Event, ok bool)
 	default:
 		return Event{}, false
 	}
-	if p := d.top[envPayload]; p != nil {
+	if p := d.top[envPayload]; p != nil && !d.alias {
 		// The line is in a reused buffer; the event outlives it.
 		ev.Payload = append(json.RawMessage(nil), p...)
+	} else {
+		ev.Payload = p
 	}
 	checkPayload(ev.Payload, notes)
-	checkPayloadFieldsWith(ev.Type, ev.Payload, notes, false)
+	if sc := compiledSchemas[ev.Type]; sc != nil && sc == d.fieldsOf {
+		sc.judge(d.fields[:len(sc.names)], notes)
+	} else {
+		checkPayloadFieldsWith(ev.Type, ev.Payload, notes, false)
+	}
 	return ev, true
+}
+
+// payloadHook reads the schema fields of a payload object in the pass that
+// validates it, when the event's type came before it (agentfootprint
+// writes type, payload, meta), instead of walking the payload again
+// afterwards.
+func (d *eventDecoder) payloadHook(n int, obj []byte, i, maxDepth int, out [][]byte) (int, bool, error) {
+	if n != envPayload || i >= len(obj) || obj[i] != '{' {
+		return 0, false, nil
+	}
+	raw := out[envType]
+	if len(raw) < 2 || raw[0] != '"' {
+		return 0, false, nil
+	}
+	sc := compiledSchemas[string(raw[1:len(raw)-1])]
+	if sc == nil {
+		return 0, false, nil
+	}
+	last := d.fields[:len(sc.names)]
+	clear(last)
+	end, err := jsonfast.InnerMembers(obj, i, maxDepth, func(key, val []byte) {
+		sc.collect(key, val, last)
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	// A payload repeated is judged by its last copy; a type repeated
+	// sends the event to the standard decoder.
+	d.fieldsOf = sc
+	return end, true, nil
 }
 
 // decodeMeta decodes a meta object without repeated keys whose members all
@@ -174,11 +231,11 @@ func (d *eventDecoder) decodeMeta(raw []byte, m *Meta) bool {
 		case metaRunOffset:
 			m.RunOffsetMs, ok = jsonfast.Number(v)
 		case metaStage:
-			m.RuntimeStageID, ok = stringValue(v, nil)
+			m.RuntimeStageID, ok = stringValue(v, &d.lastStage)
 		case metaSubflow:
-			m.SubflowPath, ok = d.stringList(v)
+			m.SubflowPath, ok = d.stringList(0, v)
 		case metaComposition:
-			m.CompositionPath, ok = d.stringList(v)
+			m.CompositionPath, ok = d.stringList(1, v)
 		case metaRunID:
 			m.RunID, ok = stringValue(v, &d.lastRun)
 		case metaSession:
@@ -240,8 +297,9 @@ func numberPointer(raw []byte) (*float64, bool) {
 }
 
 // stringList decodes null or an array of strings. An empty array is an
-// empty, non-nil list, as encoding/json makes it.
-func (d *eventDecoder) stringList(raw []byte) ([]string, bool) {
+// empty, non-nil list, as encoding/json makes it. The list of slot k is the
+// previous one when raw repeats it.
+func (d *eventDecoder) stringList(k int, raw []byte) ([]string, bool) {
 	switch jsonfast.KindOf(raw) {
 	case jsonfast.KindNull:
 		return nil, true
@@ -249,6 +307,18 @@ func (d *eventDecoder) stringList(raw []byte) ([]string, bool) {
 	default:
 		return nil, false
 	}
+	c := &d.lists[k]
+	if c.list != nil && bytes.Equal(raw, c.raw) {
+		return c.list, true
+	}
+	list, ok := d.decodeList(raw)
+	if ok {
+		c.raw, c.list = append(c.raw[:0], raw...), list
+	}
+	return list, ok
+}
+
+func (d *eventDecoder) decodeList(raw []byte) ([]string, bool) {
 	list := []string{}
 	ok := true
 	err := jsonfast.Elements(raw, func(_ int, v []byte) bool {

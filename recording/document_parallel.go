@@ -57,6 +57,11 @@ func (p *eventPipe) newBatch() *eventBatch {
 	if cap(b.buf) > maxKeptBatchBytes {
 		b.buf = nil
 	}
+	if b.buf == nil {
+		// A batch fills to batchBytes and one element more: start it
+		// near that size instead of growing it by copying.
+		b.buf = make([]byte, 0, p.l.opts.batchBytes+64<<10)
+	}
 	b.buf, b.ends, b.at, b.lines = b.buf[:0], b.ends[:0], b.at[:0], b.lines[:0]
 	b.res = b.res[:0]
 	b.done = make(chan struct{})

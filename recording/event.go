@@ -18,11 +18,15 @@ type Event struct {
 	// Rotated is true when the event was read from the rotated sibling
 	// "<path>.1" of a rotated pair; Line then counts lines of that file.
 	Rotated bool
+	// PayloadDropped is true when the payload was read but not kept
+	// because Options.PayloadFilter said its consumer does not read it.
+	PayloadDropped bool
 }
 
 // Meta is the event's meta object. Strings and numbers a producer did not
 // write (or wrote with the wrong JSON type) are left zero; a wrong type is
-// reported on the input, never fatal.
+// reported on the input, never fatal. Consecutive events with equal
+// SubflowPath or CompositionPath share one slice: read them, never write.
 type Meta struct {
 	WallClockMs     float64
 	RunOffsetMs     float64

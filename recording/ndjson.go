@@ -88,6 +88,8 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 	// An event stream is a tail by nature: it has events to read, even if
 	// none of its lines decodes.
 	l.stats.HasEvents = true
+	l.split.filter = l.opts.PayloadFilter
+	l.dec.alias = l.split.filter != nil
 	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}
 	if l.opts.Workers > 1 {
 		return l.readNDJSONParallel(src, lr, w)

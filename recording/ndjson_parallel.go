@@ -167,7 +167,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 	base := w // the workers' own copy: the loop below moves w.line
 	for range workers {
 		wg.Go(func() {
-			d := eventDecoder{legacy: l.dec.legacy}
+			d := eventDecoder{legacy: l.dec.legacy, alias: l.dec.alias}
 			for b := range work {
 				b.decode(&d, base)
 			}

@@ -30,6 +30,19 @@ type Options struct {
 	// the time differs. A caller that loads several inputs at once may
 	// want fewer per input.
 	Workers int
+	// PayloadFilter, when non-nil, lets a consumer that reads only some
+	// payloads spare the loader keeping the rest: most of a stream's bytes
+	// are payloads (message text copied into several events) that a
+	// consumer may never look at. It is called once per run of an event
+	// stream, with the run's first event, and the function it returns is
+	// asked for each event of that run, the first one included; false
+	// drops the event's payload (Payload nil, PayloadDropped true). A
+	// dropped payload is still decoded, validated and accounted for like
+	// any other; only its bytes are not kept. A nil function keeps every
+	// payload of the run. A recording document's events are always kept
+	// whole: what the document holds besides its events is only known at
+	// its end.
+	PayloadFilter func(first *Event) func(typ string) bool
 
 	// batchLines and batchBytes bound one batch of lines handed to a
 	// worker (defaults 256 lines, 1 MiB); tests make them small.

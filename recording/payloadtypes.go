@@ -116,6 +116,23 @@ func checkPayloadFieldsWith(typ string, payload json.RawMessage, notes *decodeNo
 	}
 	var last [maxSchemaFields][]byte
 	validFields(payload, sc.names, last[:len(sc.names)])
+	sc.judge(last[:len(sc.names)], notes)
+}
+
+// collect keeps val as the last value of the schema field named key, as
+// validFields does.
+func (sc *compiledSchema) collect(key []byte, val []byte, last [][]byte) {
+	for i, n := range sc.names {
+		if string(key) == n {
+			last[i] = val
+			return
+		}
+	}
+}
+
+// judge notes the fields whose last values (by schema field) have the
+// wrong kind, and checks the elements of the nested arrays.
+func (sc *compiledSchema) judge(last [][]byte, notes *decodeNotes) {
 	for i, f := range sc.fields {
 		k, ok := kindOfValue(last[i])
 		if !ok {
@@ -148,7 +165,7 @@ type elementSchema struct {
 	wrong  []string // dotted names of each field, for notes
 }
 
-var compiledSchemas = func() map[string]compiledSchema {
+var compiledSchemas = func() map[string]*compiledSchema {
 	nested := func(name string, fields []payloadField) *elementSchema {
 		e := &elementSchema{name: name, fields: fields}
 		for _, f := range fields {
@@ -159,9 +176,9 @@ var compiledSchemas = func() map[string]compiledSchema {
 	}
 	subjects := nested("payload.subjects[]", subjectFields)
 	rows := nested("payload.rows[]", rowFields)
-	m := make(map[string]compiledSchema, len(payloadSchemas))
+	m := make(map[string]*compiledSchema, len(payloadSchemas))
 	for typ, fields := range payloadSchemas {
-		sc := compiledSchema{fields: fields, nested: make([]*elementSchema, len(fields))}
+		sc := &compiledSchema{fields: fields, nested: make([]*elementSchema, len(fields))}
 		for i, f := range fields {
 			sc.names = append(sc.names, f.name)
 			switch {

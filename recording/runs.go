@@ -1,6 +1,9 @@
 package recording
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // splitter groups events into runs by meta.runId and hands runs over in the
 // order of their first event.
@@ -18,6 +21,9 @@ type splitter struct {
 	maxEvents int
 	fn        func(*Run) error
 
+	// filter is Options.PayloadFilter, for a stream's runs only.
+	filter func(first *Event) func(typ string) bool
+
 	live     map[string]*runState // started, disposition not yet read
 	queue    []*runState          // started, not yet handed over, first-event order
 	head     int
@@ -33,6 +39,9 @@ type splitter struct {
 type runState struct {
 	run      *Run
 	complete bool
+	// keep says which payloads of the run are kept (see
+	// Options.PayloadFilter); nil keeps them all.
+	keep func(typ string) bool
 }
 
 func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
@@ -64,6 +73,9 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			FirstLine:   first,
 			HeadMissing: ev.Type != TypeRunConfigured && ev.Type != TypeTurnStart,
 		}}
+		if sp.filter != nil {
+			rs.keep = sp.filter(&ev)
+		}
 		sp.live[id] = rs
 		sp.queue = append(sp.queue, rs)
 		continued = seg > 0
@@ -74,6 +86,16 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	}
 	// Share the run's ID string instead of keeping one copy per event.
 	ev.Meta.RunID = r.ID
+	// Under a filter the decoders hand payloads over in their reused
+	// read buffers (eventDecoder.alias): this is where a payload gets
+	// memory of its own, if it is kept at all.
+	if sp.filter != nil {
+		if rs.keep != nil && ev.Payload != nil && !rs.keep(ev.Type) {
+			ev.Payload, ev.PayloadDropped = nil, true
+		} else {
+			ev.Payload = append(json.RawMessage(nil), ev.Payload...)
+		}
+	}
 	if r.SessionID == "" {
 		r.SessionID = ev.Meta.SessionID
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -128,6 +129,58 @@ func equivalenceInputs(t *testing.T) (paths []string, own map[string]string) {
 // recording and a generated stream, under declarations that arm each
 // subset of the checks.
 func TestFastReadingMatchesFullReading(t *testing.T) {
+	forEachEquivalenceCase(t, func(name string, data []byte, runs []*recording.Run, v declVariant, decl *checks.Declarations, opts Options) {
+		for _, run := range runs {
+			assertSameReplay(t, name+" ("+v.name+")", run, decl, opts)
+		}
+	})
+}
+
+// TestFilteredReadingMatchesFullReading holds the loader's payload filter
+// (PayloadFilter) to the same evidence: a stream loaded keeping only the
+// payloads the replay reads replays, and reads as recorded, exactly as the
+// stream loaded whole and read in full.
+func TestFilteredReadingMatchesFullReading(t *testing.T) {
+	dropped := 0
+	forEachEquivalenceCase(t, func(name string, data []byte, runs []*recording.Run, v declVariant, decl *checks.Declarations, opts Options) {
+		if !strings.HasSuffix(name, ".jsonl") {
+			return // documents keep every payload
+		}
+		var filtered []*recording.Run
+		lo := recording.Options{PayloadFilter: PayloadFilter(checks.Registry, decl, opts.Posture)}
+		recording.LoadReader(name, bytes.NewReader(data), lo, func(r *recording.Run) error {
+			filtered = append(filtered, r)
+			return nil
+		})
+		if len(filtered) != len(runs) {
+			t.Fatalf("%s (%s): %d runs filtered, %d whole", name, v.name, len(filtered), len(runs))
+		}
+		for i, run := range runs {
+			for _, ev := range filtered[i].Events {
+				if ev.PayloadDropped {
+					dropped++
+				}
+			}
+			full := replayOutcome(run, decl, opts, true)
+			got := replayOutcome(filtered[i], decl, opts, false)
+			if diff := cmp.Diff(full, got); diff != "" {
+				t.Errorf("%s (%s) run %s: the filtered reading differs from the full one (-full +filtered):\n%s", name, v.name, run.ID, diff)
+			}
+			if diff := cmp.Diff(Recorded(run.Events), Recorded(filtered[i].Events)); diff != "" {
+				t.Errorf("%s (%s) run %s: the recorded evidence differs when filtered (-whole +filtered):\n%s", name, v.name, run.ID, diff)
+			}
+		}
+	})
+	if dropped == 0 {
+		t.Error("no payload was dropped: the filter was not exercised")
+	}
+}
+
+// forEachEquivalenceCase calls fn for every equivalence input, loaded
+// whole, under every declaration variant (and the input's own
+// declarations, when it has some).
+func forEachEquivalenceCase(t *testing.T, fn func(name string, data []byte, runs []*recording.Run, v declVariant, decl *checks.Declarations, opts Options)) {
+	t.Helper()
 	paths, own := equivalenceInputs(t)
 	type input struct {
 		name string
@@ -169,9 +222,7 @@ func TestFastReadingMatchesFullReading(t *testing.T) {
 			if v.dev {
 				opts.Posture = checks.PostureDev
 			}
-			for _, run := range runs {
-				assertSameReplay(t, in.name+" ("+v.name+")", run, decl, opts)
-			}
+			fn(in.name, in.data, runs, v, decl, opts)
 		}
 	}
 }

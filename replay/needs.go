@@ -1,6 +1,9 @@
 package replay
 
-import "github.com/fpcheck/fpcheck/checks"
+import (
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+)
 
 // needs says which of the engine's derived inputs some armed check (or the
 // answer validation) reads. Reading a recording costs its bytes, and most
@@ -107,4 +110,34 @@ func (n needs) or(m needs) needs {
 		claims:    n.claims || m.claims,
 		parks:     n.parks || m.parks,
 	}
+}
+
+// readsPayload reports whether a replay with these needs (or the
+// recorded-evidence reader, or the declarations reader) ever looks at the
+// payload of an event of type typ. It follows engine.handle case by case;
+// TestFilteredReadingMatchesFullReading holds the two together.
+func (n needs) readsPayload(typ string) bool {
+	switch typ {
+	case recording.TypeRunConfigured, recording.TypeContextError, recording.TypeDisposition,
+		recording.TypeTurnStart, recording.TypeLLMStart, recording.TypeLLMEnd, recording.TypeToolStart,
+		// withSnapshotMap reads the map ids of a document's runs; map
+		// events are small.
+		recording.TypeMapParked, recording.TypeMapEngaged:
+		return true
+	case recording.TypeContextInjected:
+		return n.frame || n.evictions || n.served || n.parks
+	case recording.TypeSlotComposed:
+		return n.parks
+	case recording.TypeContextEvicted:
+		return n.evictions || n.frame
+	case recording.TypeToolEnd:
+		return n.write || n.served
+	case recording.TypeIterationEnd:
+		return n.callNames || n.frame || n.evictions || n.served
+	case recording.TypeRouteDecided, recording.TypeTurnEnd:
+		return n.claims
+	case recording.TypeSemantics:
+		return n.claimRows
+	}
+	return false
 }

@@ -80,6 +80,9 @@ func (p *pipeline) recordingOptions() recording.Options {
 		MaxEventsPerRun:      p.opts.MaxEventsPerRun,
 		MaxNesting:           p.opts.MaxNesting,
 		NoRotated:            p.opts.NoRotated,
+		// Keep only the payloads judge reads: the rest of a stream's bytes
+		// are validated and counted, then let go.
+		PayloadFilter: replay.PayloadFilter(checks.Registry, p.decls, p.posture()),
 	}
 }
 
@@ -90,6 +93,11 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	budget := p.opts.Jobs
 	if budget <= 0 {
 		budget = runtime.NumCPU()
+	}
+	// -j below the machine's cores binds the whole process, the garbage
+	// collector and the decompressors included, so -j 1 is one core.
+	if budget < runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(budget))
 	}
 	jobs := max(1, min(budget, len(inputs)))
 	p.workers = max(1, budget/jobs)
