@@ -8,7 +8,8 @@
 //	(d) eight recordings analysed with -j 1 vs -j 2, outputs compared byte for byte
 //
 // The inputs are generated into a temporary directory with internal/synth, so
-// nothing large is committed. Every measurement is the best of -runs runs.
+// nothing large is committed. Every measurement is the best of -runs runs,
+// and the two sides of a comparison are run in turn.
 // The program reports and never gates: it exits 0 whether targets are met
 // or not (2 only for unusable flags). `make bench` runs it.
 package main
@@ -322,62 +323,85 @@ var (
 	toolCodes    = []int{0}
 )
 
-// measure runs name args runs times. stdout goes to /dev/null, or to
-// keepOut-<run> files whose hashes are returned, when keepOut is set. With
+// command is one command to measure. stdout goes to /dev/null, or to
+// keepOut-<run> files whose hashes are kept, when keepOut is set. With
 // report set (fpcheck runs), stdout is counted instead, and a run that
 // printed nothing failed whatever its exit code: fpcheck always reports.
-func measure(runs int, codes []int, report bool, keepOut, name string, args ...string) measurement {
-	m := measurement{wall: -1}
+type command struct {
+	codes   []int
+	report  bool
+	keepOut string
+	name    string
+	args    []string
+}
+
+// alternate measures a and b runs times each, one after the other in turn,
+// so that a machine that speeds up or slows down while measuring weighs on
+// both alike. A zero b (a reference tool that is missing) is not run. It
+// stops at the first failure.
+func alternate(runs int, a, b command) (ma, mb measurement) {
+	ma, mb = measurement{wall: -1}, measurement{wall: -1}
 	for r := range runs {
-		var outPath string
-		if keepOut != "" {
-			outPath = fmt.Sprintf("%s-%d", keepOut, r+1)
-		} else {
-			outPath = os.DevNull
+		if ma.once(r, a); !ma.ok() {
+			return ma, mb
 		}
-		stdout, err := os.Create(outPath)
-		if err != nil {
-			m.err = err
-			return m
+		if b.name == "" {
+			continue
 		}
-		var stderr tailBuffer
-		cmd := exec.Command(name, args...)
-		cmd.Stdout = stdout
-		counted := &countWriter{w: io.Discard}
-		if report && keepOut == "" {
-			cmd.Stdout = counted
-		}
-		cmd.Stderr = &stderr
-		t0 := time.Now()
-		err = cmd.Run()
-		wall := time.Since(t0)
-		stdout.Close()
-		if err != nil {
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || !contains(codes, ee.ExitCode()) {
-				m.err = commandError(name, err, stderr.String())
-				return m
-			}
-		}
-		if report && keepOut == "" && counted.n == 0 {
-			m.err = commandError(name, fmt.Errorf("%v, and no report on stdout", cmd.ProcessState), stderr.String())
-			return m
-		}
-		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		if m.wall < 0 || wall < m.wall {
-			m.wall, m.cpu = wall, cpu
-		}
-		m.maxRSS = max(m.maxRSS, maxRSS(cmd.ProcessState))
-		if keepOut != "" {
-			sum, err := fileSum(outPath)
-			if err != nil {
-				m.err = err
-				return m
-			}
-			m.sums = append(m.sums, sum)
+		if mb.once(r, b); !mb.ok() {
+			return ma, mb
 		}
 	}
-	return m
+	return ma, mb
+}
+
+// once runs c (its run r) and folds the run into m.
+func (m *measurement) once(r int, c command) {
+	outPath := os.DevNull
+	if c.keepOut != "" {
+		outPath = fmt.Sprintf("%s-%d", c.keepOut, r+1)
+	}
+	stdout, err := os.Create(outPath)
+	if err != nil {
+		m.err = err
+		return
+	}
+	var stderr tailBuffer
+	cmd := exec.Command(c.name, c.args...)
+	cmd.Stdout = stdout
+	counted := &countWriter{w: io.Discard}
+	if c.report && c.keepOut == "" {
+		cmd.Stdout = counted
+	}
+	cmd.Stderr = &stderr
+	t0 := time.Now()
+	err = cmd.Run()
+	wall := time.Since(t0)
+	stdout.Close()
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || !contains(c.codes, ee.ExitCode()) {
+			m.err = commandError(c.name, err, stderr.String())
+			return
+		}
+	}
+	if c.report && c.keepOut == "" && counted.n == 0 {
+		m.err = commandError(c.name, fmt.Errorf("%v, and no report on stdout", cmd.ProcessState), stderr.String())
+		return
+	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if m.wall < 0 || wall < m.wall {
+		m.wall, m.cpu = wall, cpu
+	}
+	m.maxRSS = max(m.maxRSS, maxRSS(cmd.ProcessState))
+	if c.keepOut != "" {
+		sum, err := fileSum(outPath)
+		if err != nil {
+			m.err = err
+			return
+		}
+		m.sums = append(m.sums, sum)
+	}
 }
 
 func contains(xs []int, x int) bool {
@@ -478,61 +502,66 @@ func timing(m measurement, bytes int64) string {
 
 func parseRow(o options, in inputs) row {
 	r := row{name: "(a) recording JSON " + mb(in.RecBytes) + ", analyze --format json", target: "≥ 10× faster"}
-	f := measure(o.runs, fpcheckCodes, true, "", o.fpcheck, "analyze", "--format", "json", in.Recording)
-	if f.ok() {
-		r.fpcheck = timing(f, in.RecBytes)
-	} else {
-		r.fpcheck, r.result = f.err.Error(), failed
-	}
+	fc := command{codes: fpcheckCodes, report: true, name: o.fpcheck, args: []string{"analyze", "--format", "json", in.Recording}}
 	node, err := lookTool(o.node)
 	if err != nil {
 		r.baseline = err.Error() + ": skipped"
-		if f.ok() {
-			r.result = skipped
-		}
+		f, _ := alternate(o.runs, fc, command{})
+		r.fpcheck, r.result = fpcheckCell(f, in.RecBytes, skipped)
 		return r
 	}
-	n := measure(o.runs, toolCodes, false, "", node, "-e", `JSON.parse(require("fs").readFileSync(process.argv[1]))`, in.Recording)
+	nc := command{codes: toolCodes, name: node, args: []string{"-e", `JSON.parse(require("fs").readFileSync(process.argv[1]))`, in.Recording}}
+	f, n := alternate(o.runs, fc, nc)
+	r.fpcheck, r.result = fpcheckCell(f, in.RecBytes, "")
+	if !f.ok() {
+		return r
+	}
 	if !n.ok() {
 		r.baseline, r.result = n.err.Error(), failed
 		return r
 	}
 	r.baseline = "JSON.parse " + timing(n, in.RecBytes)
-	if f.ok() {
-		x := n.wall.Seconds() / f.wall.Seconds()
-		r.ratio = fmt.Sprintf("%.1f× faster (cpu %.1f×)", x, n.cpu.Seconds()/f.cpu.Seconds())
-		r.result = verdict(x >= 10)
-	}
+	x := n.wall.Seconds() / f.wall.Seconds()
+	r.ratio = fmt.Sprintf("%.1f× faster (cpu %.1f×)", x, n.cpu.Seconds()/f.cpu.Seconds())
+	r.result = verdict(x >= 10)
 	return r
+}
+
+// fpcheckCell is the fpcheck cell of a row and its result so far: the
+// timing and result, or the failure.
+func fpcheckCell(f measurement, bytes int64, result string) (string, string) {
+	if !f.ok() {
+		return f.err.Error(), failed
+	}
+	return timing(f, bytes), result
 }
 
 func streamRows(o options, in inputs, floor int64) (b, c row) {
 	b = row{name: fmt.Sprintf("(b) NDJSON.zst %s (%s packed), analyze", mb(in.StreamBytes), mb(in.StreamZst)), target: "≤ 2× zstd's time"}
 	c = row{name: "(c) peak RSS of (b), most of any run", baseline: "—", target: "< 100 MB"}
-	f := measure(o.runs, fpcheckCodes, true, "", o.fpcheck, "analyze", in.Stream)
-	if f.ok() {
-		b.fpcheck = timing(f, in.StreamBytes)
-		c.fpcheck = fmt.Sprintf("%s (floor %s)", mb(f.maxRSS), mb(floor))
-		c.result = verdict(f.maxRSS < 100e6)
+	fc := command{codes: fpcheckCodes, report: true, name: o.fpcheck, args: []string{"analyze", in.Stream}}
+	var f, zm measurement
+	z, zerr := lookTool(o.zstd)
+	if zerr != nil {
+		b.baseline = zerr.Error() + ": skipped"
+		f, _ = alternate(o.runs, fc, command{})
 	} else {
-		b.fpcheck, b.result = f.err.Error(), failed
+		f, zm = alternate(o.runs, fc, command{codes: toolCodes, name: z, args: []string{"-dc", in.Stream}})
+	}
+	b.fpcheck, b.result = fpcheckCell(f, in.StreamBytes, "")
+	if !f.ok() {
 		c.fpcheck, c.result = "analyze failed (see b)", failed
-	}
-	z, err := lookTool(o.zstd)
-	if err != nil {
-		b.baseline = err.Error() + ": skipped"
-		if f.ok() {
-			b.result = skipped
-		}
 		return b, c
 	}
-	zm := measure(o.runs, toolCodes, false, "", z, "-dc", in.Stream)
-	if !zm.ok() {
+	c.fpcheck = fmt.Sprintf("%s (floor %s)", mb(f.maxRSS), mb(floor))
+	c.result = verdict(f.maxRSS < 100e6)
+	switch {
+	case zerr != nil:
+		b.result = skipped
+	case !zm.ok():
 		b.baseline, b.result = zm.err.Error(), failed
-		return b, c
-	}
-	b.baseline = "zstd -dc " + timing(zm, in.StreamBytes)
-	if f.ok() {
+	default:
+		b.baseline = "zstd -dc " + timing(zm, in.StreamBytes)
 		x := f.wall.Seconds() / zm.wall.Seconds()
 		b.ratio = fmt.Sprintf("%.2f× zstd's time", x)
 		b.result = verdict(x <= 2)
@@ -545,12 +574,13 @@ func jobsRow(o options, in inputs, dir string) row {
 	args := func(j string) []string {
 		return append([]string{"analyze", "--format", "json", "-j", j}, in.JFiles...)
 	}
-	one := measure(o.runs, fpcheckCodes, true, filepath.Join(dir, "out-j1"), o.fpcheck, args("1")...)
+	one, two := alternate(o.runs,
+		command{codes: fpcheckCodes, report: true, keepOut: filepath.Join(dir, "out-j1"), name: o.fpcheck, args: args("1")},
+		command{codes: fpcheckCodes, report: true, keepOut: filepath.Join(dir, "out-j2"), name: o.fpcheck, args: args("2")})
 	if !one.ok() {
 		r.baseline, r.result = one.err.Error(), failed
 		return r
 	}
-	two := measure(o.runs, fpcheckCodes, true, filepath.Join(dir, "out-j2"), o.fpcheck, args("2")...)
 	r.baseline = "-j 1 " + timing(one, in.JBytes)
 	if !two.ok() {
 		r.fpcheck, r.result = two.err.Error(), failed

@@ -60,9 +60,16 @@ func TestMeasureReportsFailures(t *testing.T) {
 		{"tool failure", "exit 1", toolCodes, false, false},
 	}
 	for _, tt := range tests {
-		m := measure(2, tt.codes, tt.report, "", "sh", "-c", tt.script)
+		c := command{codes: tt.codes, report: tt.report, name: "sh", args: []string{"-c", tt.script}}
+		m, _ := alternate(2, c, command{})
 		if m.ok() != tt.ok {
 			t.Errorf("%s: ok = %v (%v), want %v", tt.name, m.ok(), m.err, tt.ok)
+		}
+		// As the second command of a pair, it fails the pair's second
+		// measurement, and the first stands.
+		first, second := alternate(2, command{codes: toolCodes, name: "sh", args: []string{"-c", "true"}}, c)
+		if !first.ok() || second.ok() != tt.ok {
+			t.Errorf("%s as the second command: ok = %v, %v (%v), want true, %v", tt.name, first.ok(), second.ok(), second.err, tt.ok)
 		}
 	}
 }
