@@ -176,20 +176,24 @@ func scanStr(p []byte, i int) (int, uint8) {
 		if i >= len(p) {
 			return i, r
 		}
-		switch p[i] {
-		case '"':
-			return i + 1, r | strClosed
-		case '\\':
-			r |= strEscaped
-			next, st, ok := escape(p, i)
-			if !ok {
-				return next, r | st
-			}
-			i = next
-		default:
-			return i, r | strBad // a control character
+		var done bool
+		if i, r, done = atSpecial(p, i, r); done {
+			return i, r
 		}
 	}
+}
+
+// atSpecial steps over the special byte at p[j] of a string body: it
+// returns the index to go on from, or, with done, scanStr's answer.
+func atSpecial(p []byte, j int, r uint8) (int, uint8, bool) {
+	switch p[j] {
+	case '"':
+		return j + 1, r | strClosed, true
+	case '\\':
+		next, st, ok := escape(p, j)
+		return next, r | strEscaped | st, !ok
+	}
+	return j, r | strBad, true // a control character
 }
 
 // scanLong scans a long string body from p[i] in 64-byte windows while
@@ -201,28 +205,15 @@ func scanLong(p []byte, i int, r uint8) (int, uint8) {
 		base := i
 		bm := specials64(p[base : base+64])
 		for bm != 0 {
-			j := base + bits.TrailingZeros64(bm)
-			switch p[j] {
-			case '"':
-				return j + 1, r | strClosed
-			case '\\':
-				r |= strEscaped
-				next, st, ok := escape(p, j)
-				if !ok {
-					if st == 0 {
-						return j, r
-					}
-					return next, r | st
-				}
-				i = next
-				// Forget the specials the escape covered.
-				if sh := i - base; sh >= 64 {
-					bm = 0
-				} else {
-					bm &= ^uint64(0) << sh
-				}
-			default:
-				return j, r | strBad // a control character
+			var done bool
+			if i, r, done = atSpecial(p, base+bits.TrailingZeros64(bm), r); done {
+				return i, r
+			}
+			// Forget the specials up to where the escape ends.
+			if sh := i - base; sh >= 64 {
+				bm = 0
+			} else {
+				bm &= ^uint64(0) << sh
 			}
 		}
 		i = max(i, base+64)
