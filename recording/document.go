@@ -46,6 +46,7 @@ func (l *loader) readDocument(src *source) error {
 	w := &docWalker{l: l, src: src}
 	l.split.holdLast = true
 	s := newScanner(src.br, l.opts.MaxNesting)
+	s.spec = l.spec
 	w.outer = s
 	err := w.top(s)
 	if err == nil {

@@ -39,6 +39,9 @@ type scanner struct {
 	capSpare  []byte // captureValue's buffer, kept between calls
 
 	js jsonfast.Scanner // skipValue's validator, kept for its depth stack
+	// spec, when set, has validated parts of the input ahead of the
+	// scanner (see speculator).
+	spec *speculator
 	// legacy selects the byte-at-a-time skipValue (see legacyCodec).
 	legacy bool
 }
@@ -435,6 +438,24 @@ func (s *scanner) skipValue() error {
 	js.Reset(limit)
 	for {
 		p := s.buf[s.pos:s.end]
+		if sp := s.spec; sp != nil && !s.capturing {
+			// Take over a chunk the speculator validated, or stop at its
+			// start to try.
+			if c, ok := sp.at(s.offset()); ok {
+				switch d := c.start - s.offset(); {
+				case d == 0:
+					sp.advance() // taken over or not, this chunk is done with
+					if js.Apply(&c.sum) {
+						if err := s.pass(&c); err != nil {
+							return err
+						}
+						continue
+					}
+				case d < int64(len(p)):
+					p = p[:d]
+				}
+			}
+		}
 		before := *js
 		n, done, err := js.Scan(p)
 		if err != nil {
@@ -587,6 +608,11 @@ func (s *scanner) captureValue(limit int64) ([]byte, error) {
 func (s *scanner) appendValue(dst []byte, limit int64) ([]byte, error) {
 	if _, ok := s.skipSpace(); !ok {
 		return dst, s.failure("a value")
+	}
+	if s.spec != nil {
+		// Captured values are validated here: speculating on bytes the
+		// walker has reached is wasted.
+		s.spec.walker.Store(s.offset())
 	}
 	s.capturing = true
 	s.capStart = s.pos

@@ -63,6 +63,16 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 		return l.stats, err
 	}
 	defer main.release()
+	// A large document is validated on two cores (see speculator).
+	if opts.Workers > 1 && fi.Mode().IsRegular() && fi.Size() >= opts.specMinSize &&
+		main.compression == "none" && main.format != FormatNDJSON && main.format != FormatEmpty {
+		var bom int64
+		if main.bom {
+			bom = 3
+		}
+		l.spec = newSpeculator(f, bom, fi.Size()-bom, opts.specChunk)
+		defer l.spec.close() // before f is closed
+	}
 
 	var older *source
 	if !opts.NoRotated && fi.Mode().IsRegular() {
@@ -178,6 +188,7 @@ type loader struct {
 	split     *splitter
 	nextIndex int64 // Index of the next NDJSON event
 	snapshot  *SnapshotFacts
+	spec      *speculator  // for a large document, see speculator
 	dec       eventDecoder // for events decoded on the loader's goroutine
 	// stopLines, when not negative, is the line count of a document at the
 	// event that stopped the load (see eventPipe).

@@ -48,6 +48,11 @@ type Options struct {
 	// worker (defaults 256 lines, 1 MiB); tests make them small.
 	batchLines int
 	batchBytes int
+	// specMinSize and specChunk are the smallest document the speculator
+	// runs on and its chunk size (defaults specMinSize, specChunk); tests
+	// make them small.
+	specMinSize int64
+	specChunk   int
 }
 
 // Defaults of Options.
@@ -85,6 +90,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.batchBytes <= 0 {
 		o.batchBytes = defaultBatchBytes
+	}
+	if o.specMinSize <= 0 {
+		o.specMinSize = specMinSize
+	}
+	if o.specChunk <= 0 {
+		o.specChunk = specChunk
 	}
 	return o
 }

@@ -79,7 +79,7 @@ func (it *memberIter) nextKey() (key []byte, escaped bool, i int, more bool, err
 	j, r := scanStr(b, i+1)
 	if r&strClosed == 0 {
 		if r&strBad != 0 {
-			return nil, false, 0, false, syntaxAt(b, j, "in string literal")
+			return nil, false, 0, false, syntaxAt(b, j, badStringWhat(r))
 		}
 		return nil, false, 0, false, &SyntaxError{Offset: int64(len(b)), Msg: "unexpected end of JSON input"}
 	}

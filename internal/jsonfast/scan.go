@@ -70,6 +70,9 @@ type Scanner struct {
 	sub   uint8
 	lit   uint8
 	inKey bool
+	// spec, when set, makes the Scanner speculate (see Speculate): the
+	// containers below its starting level are unknown.
+	spec *speculation
 }
 
 // Reset prepares s for a new value, nested at most maxDepth levels
@@ -198,6 +201,9 @@ func (s *Scanner) scan(p []byte, i int, eof bool) (int, bool, error) {
 				}
 				s.setKind(depth, c == '{')
 				depth++
+				if s.spec != nil && depth > s.spec.highest {
+					s.spec.highest = depth
+				}
 				i++
 				if c == '{' {
 					st = stKeyOrEnd
@@ -256,7 +262,7 @@ func (s *Scanner) scan(p []byte, i int, eof bool) (int, bool, error) {
 				j, r := scanStr(p, i)
 				i = j
 				if r&strBad != 0 {
-					return i, false, s.failByte(i, p[i], "in string literal")
+					return i, false, s.failByte(i, p[i], badStringWhat(r))
 				}
 				if r&strClosed == 0 {
 					// The piece ended inside the string, maybe inside an
@@ -402,7 +408,17 @@ func (s *Scanner) scan(p []byte, i int, eof bool) (int, bool, error) {
 			if i >= len(p) {
 				goto more
 			}
-			obj := s.isObject(depth - 1)
+			var obj bool
+			if s.spec != nil && depth-1 < s.spec.lowest {
+				// A container opened before the speculation started.
+				var ok bool
+				if obj, ok = s.spec.kindAt(depth-1, i); !ok {
+					s.depth = depth
+					return i, false, s.failSpeculation(i)
+				}
+			} else {
+				obj = s.isObject(depth - 1)
+			}
 			switch c := p[i]; {
 			case c == ',':
 				i++
@@ -414,6 +430,13 @@ func (s *Scanner) scan(p []byte, i int, eof bool) (int, bool, error) {
 			case c == '}' && obj, c == ']' && !obj:
 				i++
 				depth--
+				if s.spec != nil && depth < s.spec.lowest {
+					if depth == 0 {
+						s.depth = depth
+						return i, false, s.failSpeculation(i)
+					}
+					s.spec.lowest = depth
+				}
 				if depth == 0 {
 					s.st, s.depth = stDone, 0
 					return i, true, nil
@@ -490,7 +513,7 @@ func skipValue(b []byte, i, max int) (int, error) {
 			return j, nil
 		}
 		if r&strBad != 0 {
-			return j, &SyntaxError{Offset: int64(j), Msg: "invalid character " + quoteByte(b[j]) + " in string literal"}
+			return j, &SyntaxError{Offset: int64(j), Msg: "invalid character " + quoteByte(b[j]) + " " + badStringWhat(r)}
 		}
 		// An incomplete escape at the end: let the Scanner report it.
 	}

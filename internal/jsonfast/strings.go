@@ -13,7 +13,22 @@ const (
 	strClosed  uint8 = 1 << iota // the closing quote was consumed
 	strEscaped                   // a backslash escape was seen
 	strBad                       // the byte at the returned index is not allowed
+	strBadEsc                    // with strBad: it follows a backslash
+	strBadHex                    // with strBad: it is in the four digits of \u
 )
+
+// badStringWhat says where a string's bad byte is, in encoding/json's
+// words, from scanStr's result: the message must not depend on whether
+// the string was scanned in one piece or several.
+func badStringWhat(r uint8) string {
+	switch {
+	case r&strBadHex != 0:
+		return "in \\u hexadecimal character escape"
+	case r&strBadEsc != 0:
+		return "in string escape code"
+	}
+	return "in string literal"
+}
 
 const (
 	lsb = 0x0101010101010101
@@ -138,7 +153,7 @@ func escape(p []byte, i int) (next int, st uint8, ok bool) {
 				return i, 0, false
 			}
 			if !isHex(p[k]) {
-				return k, strBad, false
+				return k, strBad | strBadHex, false
 			}
 		}
 		return i + 6, 0, true
@@ -146,7 +161,7 @@ func escape(p []byte, i int) (next int, st uint8, ok bool) {
 	if escapeOK[e] {
 		return i + 2, 0, true
 	}
-	return i + 1, strBad, false
+	return i + 1, strBad | strBadEsc, false
 }
 
 // scanStr scans a string body from p[i] (the opening quote is consumed).
@@ -279,7 +294,7 @@ func stringBody(raw []byte) (body []byte, escaped bool, err error) {
 	j, r := scanStr(raw, 1)
 	if r&strClosed == 0 {
 		if r&strBad != 0 {
-			return nil, false, &SyntaxError{Offset: int64(j), Msg: "invalid character " + quoteByte(raw[j]) + " in string literal"}
+			return nil, false, &SyntaxError{Offset: int64(j), Msg: "invalid character " + quoteByte(raw[j]) + " " + badStringWhat(r)}
 		}
 		return nil, false, &SyntaxError{Offset: int64(len(raw)), Msg: "unexpected end of JSON input"}
 	}

@@ -1,0 +1,174 @@
+package recording
+
+import (
+	"bytes"
+	"errors"
+	"hash/maphash"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
+)
+
+// A recording document is walked by one goroutine, and most of its bytes
+// are the engine snapshot, which it only validates. For a large
+// uncompressed file, a speculator validates the file from about a third of
+// the way on, on another core, meanwhile: it reads the file at its own
+// offset (until the walker catches up with it), cuts it
+// into chunks at points where a value must start, and summarizes each
+// chunk with jsonfast.Speculate. When the walker, validating a value it
+// skips, reaches the start of a summarized chunk, the validator takes the
+// summary over if its assumptions hold (jsonfast's Apply) and the walker
+// only passes the chunk's bytes, counting their lines and checking that
+// they are the bytes the speculator read. Anything else is validated as
+// usual, so every answer, error and position is that of validating every
+// byte in order.
+
+// Speculation sizes (a loader's Options may shrink them in tests).
+const (
+	specMinSize   = 16 << 20 // smaller files are not worth a goroutine
+	specChunk     = 128 << 10
+	specLookAhead = 64 << 10 // read past a chunk, for Speculate's look past a comma
+)
+
+// errFileChanged is what passing a chunk finds when its bytes are not
+// those the speculator validated.
+var errFileChanged = errors.New("the file changed while it was read: a part of it differs from what was read of it a moment before")
+
+// specChunkSum is one summarized chunk. start is a scanner offset.
+type specChunkSum struct {
+	start int64
+	sum   jsonfast.ChunkSummary
+	hash  uint64
+}
+
+type speculator struct {
+	r     io.ReaderAt
+	base  int64 // file offset of the scanner's offset 0 (after a byte-order mark)
+	from  int64 // scanner offset where speculation starts
+	size  int64 // scanner bytes in all
+	chunk int
+	seed  maphash.Seed
+
+	mu     sync.Mutex
+	chunks []specChunkSum // in offset order
+	next   int            // the walker's cursor in chunks
+
+	walker atomic.Int64 // the walker's offset: chunks behind it are useless
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// newSpeculator starts speculating over r, whose scanner bytes start at
+// file offset base and number size, from about a third of the way on:
+// the walker validates the first part meanwhile, and takes chunks over
+// from there.
+func newSpeculator(r io.ReaderAt, base, size int64, chunk int) *speculator {
+	sp := &speculator{r: r, base: base, from: size * 30 / 100, size: size, chunk: chunk,
+		seed: maphash.MakeSeed(), stop: make(chan struct{}), done: make(chan struct{})}
+	go sp.run()
+	return sp
+}
+
+// close stops the goroutine and waits for it.
+func (sp *speculator) close() {
+	select {
+	case <-sp.stop:
+	default:
+		close(sp.stop)
+	}
+	<-sp.done
+}
+
+func (sp *speculator) stopped() bool {
+	select {
+	case <-sp.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (sp *speculator) run() {
+	defer close(sp.done)
+	buf := make([]byte, sp.chunk+specLookAhead)
+	at := sp.from // the next chunk starts at or after at
+	first := true
+	for !sp.stopped() && at < sp.size && sp.walker.Load() < at {
+		n, err := sp.r.ReadAt(buf[:min(int64(len(buf)), sp.size-at)], sp.base+at)
+		if err != nil && err != io.EOF {
+			return
+		}
+		w := buf[:n]
+		if first {
+			// Find where the first chunk can start.
+			p := jsonfast.SafePoint(w, 0)
+			if p < 0 {
+				at += int64(max(n-2, 1))
+				continue
+			}
+			at += int64(p)
+			first = false
+			continue
+		}
+		end := jsonfast.SafePoint(w, sp.chunk)
+		if end < 0 {
+			return // the end of the file, or no point to cut at
+		}
+		if sum, ok := jsonfast.Speculate(w, end); ok {
+			c := specChunkSum{start: at, sum: sum, hash: maphash.Bytes(sp.seed, w[:end])}
+			sp.mu.Lock()
+			sp.chunks = append(sp.chunks, c)
+			sp.mu.Unlock()
+		}
+		at += int64(end)
+	}
+}
+
+// at returns the chunk that starts first at or after off, if one is
+// ready.
+func (sp *speculator) at(off int64) (specChunkSum, bool) {
+	sp.walker.Store(off)
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for sp.next < len(sp.chunks) && sp.chunks[sp.next].start < off {
+		sp.next++
+	}
+	if sp.next < len(sp.chunks) {
+		return sp.chunks[sp.next], true
+	}
+	return specChunkSum{}, false
+}
+
+// advance moves the cursor past the chunk at returned last.
+func (sp *speculator) advance() {
+	sp.mu.Lock()
+	sp.next++
+	sp.mu.Unlock()
+}
+
+// pass moves the scanner over the chunk c, whose summary its validator has
+// just taken over: the bytes are counted for line numbers and checked to
+// be the ones the speculator validated.
+func (s *scanner) pass(c *specChunkSum) error {
+	var h maphash.Hash
+	h.SetSeed(s.spec.seed)
+	for rest := c.sum.Len(); rest > 0; {
+		if s.pos == s.end && !s.ensure(1) {
+			if s.err != nil {
+				return s.err
+			}
+			return errFileChanged
+		}
+		b := s.buf[s.pos:min(s.end, s.pos+rest)]
+		s.lines += int64(bytes.Count(b, newline))
+		h.Write(b)
+		s.pos += len(b)
+		rest -= len(b)
+	}
+	if h.Sum64() != c.hash {
+		return errFileChanged
+	}
+	return nil
+}
