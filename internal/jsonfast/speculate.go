@@ -21,7 +21,7 @@ import (
 
 // speculateFloor is the number of unknown containers a speculating
 // Scanner starts inside: a chunk may close at most that many.
-const speculateFloor = 1 << 16
+const speculateFloor = 1 << 12
 
 // errSpeculation stops a speculation that cannot go on without knowing
 // what precedes its chunk.
