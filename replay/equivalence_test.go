@@ -146,34 +146,69 @@ func TestFilteredReadingMatchesFullReading(t *testing.T) {
 		if !strings.HasSuffix(name, ".jsonl") {
 			return // documents keep every payload
 		}
-		var filtered []*recording.Run
-		lo := recording.Options{PayloadFilter: PayloadFilter(checks.Registry, decl, opts.Posture)}
-		recording.LoadReader(name, bytes.NewReader(data), lo, func(r *recording.Run) error {
-			filtered = append(filtered, r)
-			return nil
-		})
-		if len(filtered) != len(runs) {
-			t.Fatalf("%s (%s): %d runs filtered, %d whole", name, v.name, len(filtered), len(runs))
-		}
-		for i, run := range runs {
-			for _, ev := range filtered[i].Events {
-				if ev.PayloadDropped {
-					dropped++
-				}
-			}
-			full := replayOutcome(run, decl, opts, true)
-			got := replayOutcome(filtered[i], decl, opts, false)
-			if diff := cmp.Diff(full, got); diff != "" {
-				t.Errorf("%s (%s) run %s: the filtered reading differs from the full one (-full +filtered):\n%s", name, v.name, run.ID, diff)
-			}
-			if diff := cmp.Diff(Recorded(run.Events), Recorded(filtered[i].Events)); diff != "" {
-				t.Errorf("%s (%s) run %s: the recorded evidence differs when filtered (-whole +filtered):\n%s", name, v.name, run.ID, diff)
-			}
-		}
+		dropped += assertFilteredSame(t, name, v.name, data, runs, decl, opts, recording.Options{})
 	})
 	if dropped == 0 {
 		t.Error("no payload was dropped: the filter was not exercised")
 	}
+}
+
+// assertFilteredSame loads data (named input) again with the payload filter for decl and
+// requires every run to replay, and to read as recorded, as the run loaded
+// whole (runs) does when every payload is read in full. It returns the
+// number of payloads the filter dropped.
+func assertFilteredSame(t *testing.T, input, variant string, data []byte, runs []*recording.Run, decl *checks.Declarations, opts Options, lo recording.Options) int {
+	t.Helper()
+	name := input + " (" + variant + ")"
+	var filtered []*recording.Run
+	lo.PayloadFilter = PayloadFilter(checks.Registry, decl, opts.Posture)
+	recording.LoadReader(input, bytes.NewReader(data), lo, func(r *recording.Run) error {
+		filtered = append(filtered, r)
+		return nil
+	})
+	if len(filtered) != len(runs) {
+		t.Fatalf("%s: %d runs filtered, %d whole", name, len(filtered), len(runs))
+	}
+	dropped := 0
+	for i, run := range runs {
+		for _, ev := range filtered[i].Events {
+			if ev.PayloadDropped {
+				dropped++
+			}
+		}
+		full := replayOutcome(run, decl, opts, true)
+		got := replayOutcome(filtered[i], decl, opts, false)
+		if diff := cmp.Diff(full, got); diff != "" {
+			t.Errorf("%s run %s: the filtered reading differs from the full one (-full +filtered):\n%s", name, run.ID, diff)
+		}
+		if diff := cmp.Diff(Recorded(run.Events), Recorded(filtered[i].Events)); diff != "" {
+			t.Errorf("%s run %s: the recorded evidence differs when filtered (-whole +filtered):\n%s", name, run.ID, diff)
+		}
+	}
+	return dropped
+}
+
+// FuzzFilteredReplay holds the payload filter to the full reading on fuzzed
+// streams, under every declaration variant.
+func FuzzFilteredReplay(f *testing.F) {
+	for _, s := range replaySeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lo := recording.Options{MaxNesting: 2000}
+		var runs []*recording.Run
+		recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), lo, func(r *recording.Run) error {
+			runs = append(runs, r)
+			return nil
+		})
+		for _, v := range declVariants {
+			opts := Options{}
+			if v.dev {
+				opts.Posture = checks.PostureDev
+			}
+			assertFilteredSame(t, "fuzz.jsonl", v.name, data, runs, v.decl(t), opts, lo)
+		}
+	})
 }
 
 // forEachEquivalenceCase calls fn for every equivalence input, loaded
