@@ -55,12 +55,9 @@ func replay(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, 
 		return nil, err
 	}
 	effective = withSnapshotMap(effective, run)
-	posture := opts.Posture
-	if posture == "" {
-		posture = effective.EffectivePosture()
-	}
-	if posture != checks.PostureObserve && posture != checks.PostureDev {
-		return nil, fmt.Errorf("replay: posture %q is not one fpcheck knows; use observe or dev", posture)
+	posture, err := postureOf(opts.Posture, effective)
+	if err != nil {
+		return nil, err
 	}
 	if posture == checks.PostureDev {
 		if err := checks.RunCanaries(reg); err != nil {
@@ -92,6 +89,19 @@ func replay(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, 
 		}
 	}
 	return ev, nil
+}
+
+// postureOf is the posture a replay runs in: the one asked for, else the
+// declarations'.
+func postureOf(asked string, d *checks.Declarations) (string, error) {
+	p := asked
+	if p == "" {
+		p = d.EffectivePosture()
+	}
+	if p != checks.PostureObserve && p != checks.PostureDev {
+		return "", fmt.Errorf("replay: posture %q is not one fpcheck knows; use observe or dev", p)
+	}
+	return p, nil
 }
 
 // EffectiveDeclarations are the declarations a replay of run judges by: the

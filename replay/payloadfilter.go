@@ -26,11 +26,8 @@ func PayloadFilter(reg []*checks.Check, decl *checks.Declarations, posture strin
 		if err != nil {
 			return nil // the replay reports it; keep everything meanwhile
 		}
-		p := posture
-		if p == "" {
-			p = effective.EffectivePosture()
-		}
-		if p != checks.PostureObserve && p != checks.PostureDev {
+		p, err := postureOf(posture, effective)
+		if err != nil {
 			return nil
 		}
 		return needsOf(reg, checks.NewLedger(reg, effective, p), effective).readsPayload
