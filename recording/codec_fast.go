@@ -175,7 +175,9 @@ func (d *eventDecoder) fast(data []byte, notes *decodeNotes) (ev Event, ok bool)
 		ev.Payload = p
 	}
 	checkPayload(ev.Payload, notes)
-	if sc := compiledSchemas[ev.Type]; sc != nil && sc == d.fieldsOf {
+	// fieldsOf was looked up by the type's raw bytes, which are the
+	// type's name whenever they name a schema (no type has an escape).
+	if sc := d.fieldsOf; sc != nil {
 		sc.judge(d.fields[:len(sc.names)], notes)
 	} else {
 		checkPayloadFieldsWith(ev.Type, ev.Payload, notes, false)
