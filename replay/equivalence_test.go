@@ -335,32 +335,7 @@ func FuzzReplayPathsEvent(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, pos uint16, typ uint8, payload []byte) {
-		lines := bytes.SplitAfter(seeds[int(which)%len(seeds)], []byte("\n"))
-		runID := "run-fuzz"
-		var first struct {
-			Meta struct {
-				RunID string `json:"runId"`
-			} `json:"meta"`
-		}
-		if json.Unmarshal(lines[0], &first) == nil && first.Meta.RunID != "" {
-			runID = first.Meta.RunID
-		}
-		ev, err := json.Marshal(map[string]any{
-			"type":    eventTypes[int(typ)%len(eventTypes)],
-			"payload": json.RawMessage(payloadOrString(payload)),
-			"meta":    map[string]any{"runId": runID, "runtimeStageId": "fuzz#1"},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := int(pos) % len(lines)
-		var data []byte
-		for i, l := range lines {
-			if i == at {
-				data = append(append(data, ev...), '\n')
-			}
-			data = append(data, l...)
-		}
+		data := withFuzzedEvent(t, seeds[int(which)%len(seeds)], pos, typ, payload)
 		recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), recording.Options{}, func(run *recording.Run) error {
 			for _, d := range decls {
 				assertSameReplay(t, "fuzz", run, d, Options{})

@@ -178,39 +178,46 @@ func FuzzReplayEvent(f *testing.F) {
 		f.Add(uint8(i), uint16(i*3), uint8(i*5), []byte(p))
 	}
 	f.Fuzz(func(t *testing.T, which uint8, pos uint16, typ uint8, payload []byte) {
-		seed := seeds[int(which)%len(seeds)]
-		lines := bytes.SplitAfter(seed, []byte("\n"))
-		runID := "run-fuzz"
-		// Join the run the seed's first line belongs to, when it names one.
-		var first struct {
-			Meta struct {
-				RunID string `json:"runId"`
-			} `json:"meta"`
-		}
-		if json.Unmarshal(lines[0], &first) == nil && first.Meta.RunID != "" {
-			runID = first.Meta.RunID
-		}
-		ev, err := json.Marshal(map[string]any{
-			"type":    eventTypes[int(typ)%len(eventTypes)],
-			"payload": json.RawMessage(payloadOrString(payload)),
-			"meta":    map[string]any{"runId": runID, "runtimeStageId": "fuzz#1", "wallClockMs": 1796025700000},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := int(pos) % (len(lines) + 1)
-		var data []byte
-		for i, l := range lines {
-			if i == at {
-				data = append(append(data, ev...), '\n')
-			}
-			data = append(data, l...)
-		}
-		if at == len(lines) {
-			data = append(append(data, '\n'), ev...)
-		}
-		replayAll(t, data, decl)
+		replayAll(t, withFuzzedEvent(t, seeds[int(which)%len(seeds)], pos, typ, payload), decl)
 	})
+}
+
+// withFuzzedEvent is seed with one more line: an event of a chosen type
+// with a fuzzed payload, put before line pos (modulo the lines, one past
+// the last meaning the end) and joined to the run of the seed's first
+// line when it names one.
+func withFuzzedEvent(t *testing.T, seed []byte, pos uint16, typ uint8, payload []byte) []byte {
+	t.Helper()
+	lines := bytes.SplitAfter(seed, []byte("\n"))
+	runID := "run-fuzz"
+	var first struct {
+		Meta struct {
+			RunID string `json:"runId"`
+		} `json:"meta"`
+	}
+	if json.Unmarshal(lines[0], &first) == nil && first.Meta.RunID != "" {
+		runID = first.Meta.RunID
+	}
+	ev, err := json.Marshal(map[string]any{
+		"type":    eventTypes[int(typ)%len(eventTypes)],
+		"payload": json.RawMessage(payloadOrString(payload)),
+		"meta":    map[string]any{"runId": runID, "runtimeStageId": "fuzz#1", "wallClockMs": 1796025700000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := int(pos) % (len(lines) + 1)
+	var data []byte
+	for i, l := range lines {
+		if i == at {
+			data = append(append(data, ev...), '\n')
+		}
+		data = append(data, l...)
+	}
+	if at == len(lines) {
+		data = append(append(data, '\n'), ev...)
+	}
+	return data
 }
 
 // payloadOrString keeps a fuzzed payload that is valid JSON and otherwise
