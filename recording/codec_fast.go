@@ -119,7 +119,7 @@ func (d *eventDecoder) decode(data []byte, r *decodedEvent) {
 	if !d.legacy {
 		if ev, ok := d.fast(data, &r.notes); ok {
 			r.ev = ev
-			r.invalidUTF8 = !utf8.Valid(data)
+			r.invalidUTF8 = !jsonfast.ValidUTF8(data)
 			return
 		}
 		r.notes = decodeNotes{}
@@ -130,7 +130,7 @@ func (d *eventDecoder) decode(data []byte, r *decodedEvent) {
 		return
 	}
 	r.ev = ev
-	r.invalidUTF8 = !utf8.Valid(data)
+	r.invalidUTF8 = !jsonfast.ValidUTF8(data)
 	// The fast path takes no line with a repeated key; this is where one
 	// is counted. Keys are matched as encoding/json matches them, without
 	// regard to ASCII case, so "Type" after "type" is a repeat too.

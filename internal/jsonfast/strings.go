@@ -103,19 +103,20 @@ func skipPlain(p []byte, i int) int {
 	return i
 }
 
-// exactSpecial has the high bit set in every byte of w that is a quote, a
-// backslash or a control character, and in no other: unlike special it
-// stays exact above the first match, at a few more operations a word.
-func exactSpecial(w uint64) uint64 {
+// eqBytes has the high bit set in every byte of w equal to c, and in no
+// other: a byte that is not zero after the XOR reaches the top bit when
+// 0x7f is added to its low seven bits, or has it already, and nothing
+// carries into the next byte.
+func eqBytes(w uint64, c byte) uint64 {
 	const low7 = lsb * 0x7f
-	q := w ^ (lsb * 0x02) // the quote becomes 0x20, see special
-	b := w ^ (lsb * '\\')
-	// A byte below 0x21 (below 0x80 after the top bit is masked off)
-	// does not reach the top bit when 0x5f is added; nothing carries
-	// into the next byte.
-	ltq := ^((q & low7) + lsb*0x5f) &^ q
-	zb := ^((b & low7) + low7) &^ b
-	return (ltq | zb) & msb
+	z := w ^ (lsb * uint64(c))
+	return ^((z & low7) + low7 | z) & msb
+}
+
+// controlBytes has the high bit set in every byte of w below 0x20.
+func controlBytes(w uint64) uint64 {
+	const low7 = lsb * 0x7f
+	return ^((w & low7) + lsb*0x60 | w) & msb
 }
 
 // gatherTop packs the top bit of each byte of m into the low byte, the
@@ -125,18 +126,45 @@ func gatherTop(m uint64) uint64 {
 	return (m >> 7) * 0x0102040810204080 >> 56
 }
 
-// specials64 is a bitmap of the quotes, backslashes and control characters
-// among the 64 bytes at p[0:64], bit k for p[k].
-func specials64(p []byte) uint64 {
+// stringMasks64 returns the bitmaps of the quotes, backslashes and control
+// characters among the 64 bytes at p[0:64], bit k for p[k].
+func stringMasks64(p []byte) (quotes, backslashes, controls uint64) {
 	_ = p[63]
-	var bm uint64
+	if useAVX2 {
+		return stringMasks64AVX2(&p[0])
+	}
+	return stringMasks64Generic(p)
+}
+
+// stringMasks64Generic is stringMasks64 eight bytes a step.
+func stringMasks64Generic(p []byte) (quotes, backslashes, controls uint64) {
+	_ = p[63]
 	for k := 0; k < 64; k += 8 {
 		// Most words hold no special byte: the cheap test rules them out.
 		if w := le64(p[k:]); special(w) != 0 {
-			bm |= gatherTop(exactSpecial(w)) << k
+			quotes |= gatherTop(eqBytes(w, '"')) << k
+			backslashes |= gatherTop(eqBytes(w, '\\')) << k
+			controls |= gatherTop(controlBytes(w)) << k
 		}
 	}
-	return bm
+	return quotes, backslashes, controls
+}
+
+const evenBits = 0x5555555555555555
+
+// escapedBits marks the bytes of a 64-byte window that a backslash
+// escapes, given the backslashes of the window and whether its first
+// byte is escaped (in). out says whether the byte after the window is.
+// In a run of backslashes, the first, third, fifth... each escape the
+// byte after them, counting from the run's start: runs that start on an
+// even bit escape from their even bits, the others from their odd bits.
+func escapedBits(backslashes, in uint64) (escaped, out uint64) {
+	b := backslashes &^ in // an escaped backslash escapes nothing
+	starts := b &^ (b << 1)
+	// Adding a bit at the start of each even-started run clears the run.
+	evenRuns := b &^ (b + starts&evenBits)
+	escapers := evenRuns&evenBits | (b&^evenRuns)&^evenBits
+	return escapers<<1 | in, escapers >> 63
 }
 
 // escape checks the escape whose backslash is at p[i]. It returns the index
@@ -215,25 +243,87 @@ func atSpecial(p []byte, j int, r uint8) (int, uint8, bool) {
 // they fit in p. It returns like scanStr, or, with neither strClosed nor
 // strBad, the index where fewer than 64 bytes remain, or the backslash of
 // an escape the end of p cuts off.
+//
+// A window without a fault is settled from its bitmaps alone: the closing
+// quote is the first one no backslash escapes, and only the escaped
+// letters are looked at. A window with a fault, or with an escape p cuts
+// off, is read special byte by special byte instead, which finds the
+// first fault and says what it is as a sequential reader would.
 func scanLong(p []byte, i int, r uint8) (int, uint8) {
+	var in uint64 // p[i] is escaped: p[i-1] is a backslash that escapes it
 	for i+64 <= len(p) {
 		base := i
-		bm := specials64(p[base : base+64])
-		for bm != 0 {
-			var done bool
-			if i, r, done = atSpecial(p, base+bits.TrailingZeros64(bm), r); done {
-				return i, r
-			}
-			// Forget the specials up to where the escape ends.
-			if sh := i - base; sh >= 64 {
-				bm = 0
-			} else {
-				bm &= ^uint64(0) << sh
-			}
+		quotes, backslashes, controls := stringMasks64(p[base : base+64])
+		escaped, out := escapedBits(backslashes, in)
+		before := ^uint64(0) // the bits before the closing quote
+		if closing := quotes &^ escaped; closing != 0 {
+			before = closing&-closing - 1
 		}
-		i = max(i, base+64)
+		if windowPlain(p, base, controls&before, escaped&^(quotes|backslashes)&before) {
+			if backslashes&before|in != 0 {
+				r |= strEscaped
+			}
+			if before != ^uint64(0) {
+				return base + bits.TrailingZeros64(^before) + 1, r | strClosed
+			}
+			i, in = base+64, out
+			continue
+		}
+		var done bool
+		if i, r, done = scanWindow(p, base-int(in), base, r); done {
+			return i, r
+		}
+		in = 0
 	}
-	return i, r
+	return i - int(in), r
+}
+
+// windowPlain reports whether a window at p[base:] holds none of the
+// given control characters and only valid escaped letters, with every
+// \u escape's digits in p.
+func windowPlain(p []byte, base int, controls, letters uint64) bool {
+	if controls != 0 {
+		return false
+	}
+	for ; letters != 0; letters &= letters - 1 {
+		k := base + bits.TrailingZeros64(letters)
+		if c := p[k]; c == 'u' {
+			if k+5 > len(p) || !isHex(p[k+1]) || !isHex(p[k+2]) || !isHex(p[k+3]) || !isHex(p[k+4]) {
+				return false
+			}
+		} else if !escapeOK[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// scanWindow reads the 64-byte window at p[base:] special byte by special
+// byte from p[i], where i is base or the backslash just before it. It
+// returns the index to go on from, or, with done, scanStr's answer.
+func scanWindow(p []byte, i, base int, r uint8) (int, uint8, bool) {
+	var done bool
+	if i < base {
+		if i, r, done = atSpecial(p, i, r); done {
+			return i, r, true
+		}
+	}
+	quotes, backslashes, controls := stringMasks64(p[base : base+64])
+	bm := quotes | backslashes | controls
+	for {
+		// Forget the specials up to where the last escape ends.
+		if sh := i - base; sh >= 64 {
+			bm = 0
+		} else if sh > 0 {
+			bm &= ^uint64(0) << sh
+		}
+		if bm == 0 {
+			return max(i, base+64), r, false
+		}
+		if i, r, done = atSpecial(p, base+bits.TrailingZeros64(bm), r); done {
+			return i, r, true
+		}
+	}
 }
 
 // hasHigh reports whether b holds a byte at or above 0x80.

@@ -370,17 +370,16 @@ func TestLongStringBodies(t *testing.T) {
 	}
 }
 
-// TestExactSpecial checks the exact word test byte by byte, with every
+// TestByteClasses checks the exact word tests byte by byte, with every
 // pair of neighbouring byte values that could carry or borrow.
-func TestExactSpecial(t *testing.T) {
-	isSpecial := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+func TestByteClasses(t *testing.T) {
 	for a := 0; a < 256; a++ {
 		for b := 0; b < 256; b++ {
 			w := [8]byte{byte(a), byte(b), byte(a), 'x', byte(b), byte(b), 0x7f, byte(a)}
-			m := gatherTop(exactSpecial(le64(w[:])))
+			q, bs, ctl := gatherTop(eqBytes(le64(w[:]), '"')), gatherTop(eqBytes(le64(w[:]), '\\')), gatherTop(controlBytes(le64(w[:])))
 			for k, c := range w {
-				if got := m>>k&1 == 1; got != isSpecial(c) {
-					t.Fatalf("word % x: byte %d (%#x) special=%v", w, k, c, got)
+				if q>>k&1 == 1 != (c == '"') || bs>>k&1 == 1 != (c == '\\') || ctl>>k&1 == 1 != (c < 0x20) {
+					t.Fatalf("word % x: byte %d (%#x): quote %v, backslash %v, control %v", w, k, c, q>>k&1, bs>>k&1, ctl>>k&1)
 				}
 			}
 		}
