@@ -34,7 +34,16 @@ type splitter struct {
 	// be attached to the last run.
 	holdLast bool
 	last     *runState
+
+	// eventsHint is the number of events of the run handed over last:
+	// the runs of one file are mostly alike, so a run's event slice
+	// starts at that size instead of doubling its way there.
+	eventsHint int
 }
+
+// maxEventsHint bounds splitter.eventsHint, so that one huge run does not
+// make every later one reserve as much.
+const maxEventsHint = 1 << 16
 
 type runState struct {
 	run      *Run
@@ -67,6 +76,7 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			first = ev.Index + 1
 		}
 		rs = &runState{run: &Run{
+			Events:      make([]Event, 0, min(sp.eventsHint, sp.maxEvents, maxEventsHint)),
 			Input:       sp.input,
 			ID:          id,
 			Segment:     seg,
@@ -125,6 +135,7 @@ func (sp *splitter) flush(final bool) error {
 		if sp.live[rs.run.ID] == rs {
 			delete(sp.live, rs.run.ID)
 		}
+		sp.eventsHint = len(rs.run.Events)
 		if sp.fn != nil {
 			if err := sp.fn(rs.run); err != nil {
 				return &callbackError{err}
