@@ -84,7 +84,9 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			HeadMissing: ev.Type != TypeRunConfigured && ev.Type != TypeTurnStart,
 		}}
 		if sp.filter != nil {
-			rs.keep = sp.filter(&ev)
+			// A copy, so that ev itself does not escape on every call.
+			first := ev
+			rs.keep = sp.filter(&first)
 		}
 		sp.live[id] = rs
 		sp.queue = append(sp.queue, rs)
