@@ -15,6 +15,29 @@ type lineReader struct {
 	br   *bufio.Reader
 	long []byte
 	max  int64
+	// pending is the length, newline included, of the next line when
+	// buffered found it whole in br's buffer; 0 when not known.
+	pending int
+}
+
+// buffered reports whether the next line is already whole in br's
+// buffer, so that reading it cannot block. It remembers where the line
+// ends, so that next does not look for its newline again.
+func (lr *lineReader) buffered() bool {
+	if lr.pending > 0 {
+		return true
+	}
+	n := lr.br.Buffered()
+	if n == 0 {
+		return false
+	}
+	buf, _ := lr.br.Peek(n)
+	i := bytes.IndexByte(buf, '\n')
+	if i < 0 {
+		return false
+	}
+	lr.pending = i + 1
+	return true
 }
 
 // errLineTooLong reports a line over MaxLineBytes.
@@ -27,6 +50,17 @@ func (e *errLineTooLong) Error() string {
 // next returns the next line including its '\n' (nl true), or a last line
 // without one (nl false), or io.EOF. The slice is valid until the next call.
 func (lr *lineReader) next() (line []byte, nl bool, err error) {
+	if n := lr.pending; n > 0 {
+		lr.pending = 0
+		// Peek and Discard within the buffered bytes neither read nor
+		// move them.
+		line, _ = lr.br.Peek(n)
+		lr.br.Discard(n)
+		if int64(n-1) > lr.max {
+			return nil, false, &errLineTooLong{lr.max}
+		}
+		return line, true, nil
+	}
 	if cap(lr.long) > 4<<20 {
 		lr.long = nil // do not keep a huge buffer after one huge line
 	}

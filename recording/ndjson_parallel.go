@@ -1,8 +1,6 @@
 package recording
 
 import (
-	"bufio"
-	"bytes"
 	"io"
 	"sync"
 )
@@ -70,19 +68,6 @@ func (b *lineBatch) decode(d *eventDecoder, w where) {
 	close(b.done)
 }
 
-// lineBuffered reports whether the next line is already in br's buffer,
-// so that reading it cannot block. The splitter hands over a partial
-// batch rather than wait on a slow writer: the runs before it are not
-// held back.
-func lineBuffered(br *bufio.Reader) bool {
-	n := br.Buffered()
-	if n == 0 {
-		return false
-	}
-	buf, _ := br.Peek(n)
-	return bytes.IndexByte(buf, '\n') >= 0
-}
-
 func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error {
 	workers := l.opts.Workers
 	maxLines, maxBytes := l.opts.batchLines, l.opts.batchBytes
@@ -128,7 +113,10 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 		var lineNo int64
 		cur := newBatch(1)
 		for {
-			if len(cur.ends) > 0 && (len(cur.ends) >= maxLines || len(cur.buf) >= maxBytes || !lineBuffered(src.br)) {
+			// A partial batch is handed over rather than wait on a slow
+			// writer for the next line: the runs before it are not held
+			// back.
+			if len(cur.ends) > 0 && (len(cur.ends) >= maxLines || len(cur.buf) >= maxBytes || !lr.buffered()) {
 				if !send(cur) {
 					return
 				}
