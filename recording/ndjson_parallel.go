@@ -2,18 +2,25 @@ package recording
 
 import (
 	"io"
+	"runtime"
 	"sync"
 )
 
 // Decoding is nearly all the cost of reading a stream, and lines decode
 // independently, so a stream is read by a pipeline: one goroutine splits
-// lines into batches, Options.Workers goroutines decode batches, and the
-// loader's own goroutine counts the results batch by batch in input
-// order, exactly as the serial loop does. Every Stats field, problem and
-// run is therefore the same with any number of workers. At most two
-// batches per worker are in flight, so memory stays flat: batches are
-// bounded in lines and bytes, except that a line longer than a batch
-// travels alone.
+// lines into batches, decoder goroutines decode batches, and the loader's
+// own goroutine counts the results batch by batch in input order, exactly
+// as the serial loop does. Every Stats field, problem and run is therefore
+// the same with any number of decoders. At most two batches per decoder
+// are in flight, so memory stays flat: batches are bounded in lines and
+// bytes, except that a line longer than a batch travels alone.
+//
+// The reading goroutine (decompression included) is the pipeline's one
+// serial stage, and it and the loader block and wake many times a second.
+// So that no core idles meanwhile, there is one decoder more than
+// Options.Workers, and a decoder yields its core after each batch: left
+// to the scheduler's time slice, two decoders could hold both cores while
+// the reader waits to refill a queue they are draining.
 
 // Batch bounds (Options.batchLines and batchBytes).
 const (
@@ -69,9 +76,9 @@ func (b *lineBatch) decode(d *eventDecoder, w where) {
 }
 
 func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error {
-	workers := l.opts.Workers
+	decoders := l.opts.Workers + 1
 	maxLines, maxBytes := l.opts.batchLines, l.opts.batchBytes
-	inFlight := 2 * workers
+	inFlight := 2 * decoders
 	order := make(chan *lineBatch, inFlight) // batches in input order
 	work := make(chan *lineBatch, inFlight)  // batches to decode
 	free := make(chan *lineBatch, inFlight+2)
@@ -153,11 +160,12 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 
 	var wg sync.WaitGroup
 	base := w // the workers' own copy: the loop below moves w.line
-	for range workers {
+	for range decoders {
 		wg.Go(func() {
 			d := eventDecoder{legacy: l.dec.legacy, alias: l.dec.alias}
 			for b := range work {
 				b.decode(&d, base)
+				runtime.Gosched()
 			}
 		})
 	}
