@@ -22,13 +22,15 @@ type Options struct {
 	// snapshots nest thousands of levels (about ten per agent iteration);
 	// the cap only stops hostile input. Default 100,000.
 	MaxNesting int
-	// Workers is the number of goroutines that decode events (the lines
-	// of an NDJSON stream, the elements of a document's events array)
-	// while the input is read on; 0 means GOMAXPROCS, and 1 decodes on the
-	// caller's goroutine alone. Whatever the number, events are accounted
-	// for in input order, so Stats, problems and runs are the same; only
-	// the time differs. A caller that loads several inputs at once may
-	// want fewer per input.
+	// Workers is the number of cores the loader may keep busy decoding
+	// events (the lines of an NDJSON stream, the elements of a document's
+	// events array) while the input is read on; 0 means GOMAXPROCS, and 1
+	// decodes on the caller's goroutine alone. (A stream runs one decoder
+	// goroutine more than Workers, which yield to each other; see
+	// readNDJSONParallel.) Whatever the number, events are accounted for
+	// in input order, so Stats, problems and runs are the same; only the
+	// time differs. A caller that loads several inputs at once may want
+	// fewer per input.
 	Workers int
 	// PayloadFilter, when non-nil, lets a consumer that reads only some
 	// payloads spare the loader keeping the rest: most of a stream's bytes
