@@ -3,10 +3,9 @@ package recording
 import (
 	"bytes"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/fpcheck/fpcheck/internal/benchcpu"
 	"github.com/fpcheck/fpcheck/internal/synth"
 )
 
@@ -49,24 +48,10 @@ func synthInputs(b *testing.B) (rec, stream []byte) {
 	return synthRecording, synthStream
 }
 
-// cpuTime is the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // benchLoad loads data b.N times and reports cpu-MB/s next to MB/s.
 func benchLoad(b *testing.B, data []byte, opts Options) {
 	b.Helper()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	c0 := cpuTime()
-	n := 0
-	for b.Loop() {
-		n++
+	benchcpu.Loop(b, int64(len(data)), func() {
 		st, err := LoadReader("bench", bytes.NewReader(data), opts, func(*Run) error { return nil })
 		if err != nil {
 			b.Fatal(err)
@@ -74,10 +59,7 @@ func benchLoad(b *testing.B, data []byte, opts Options) {
 		if st.Malformed != 0 || st.Events == 0 {
 			b.Fatalf("malformed %d, events %d", st.Malformed, st.Events)
 		}
-	}
-	if cpu := cpuTime() - c0; cpu > 0 && n > 0 {
-		b.ReportMetric(float64(len(data))*float64(n)/1e6/cpu.Seconds(), "cpu-MB/s")
-	}
+	})
 }
 
 // BenchmarkLoadSynthRecording reads the 84 MB recording JSON of

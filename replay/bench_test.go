@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/benchcpu"
 	"github.com/fpcheck/fpcheck/internal/synth"
 	"github.com/fpcheck/fpcheck/recording"
 )
@@ -82,20 +83,13 @@ func BenchmarkReplay(b *testing.B) {
 		decl *checks.Declarations
 	}{{"none-declared", nil}, {"all-armed", armed}} {
 		b.Run(bc.name, func(b *testing.B) {
-			b.SetBytes(size)
-			b.ReportAllocs()
-			c0, n := benchCPUTime(), 0
-			for b.Loop() {
+			benchcpu.Loop(b, size, func() {
 				for _, r := range runs {
 					if _, err := Replay(r, bc.decl, Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
-				n++
-			}
-			if cpu := benchCPUTime() - c0; cpu > 0 {
-				b.ReportMetric(float64(size)*float64(n)/1e6/cpu.Seconds(), "cpu-MB/s")
-			}
+			})
 		})
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/fpcheck/fpcheck/internal/benchcpu"
 	"github.com/fpcheck/fpcheck/internal/synth"
 )
 
@@ -44,23 +44,6 @@ func newSet(name string, lines [][]byte) benchSet {
 	return s
 }
 
-// loop runs body b.N times with SetBytes(size) and also reports MB/s per
-// second of process CPU time (cpu-MB/s), the steadier figure on a busy
-// machine.
-func loop(b *testing.B, size int64, body func()) {
-	b.SetBytes(size)
-	b.ReportAllocs()
-	c0 := cpuTime()
-	n := 0
-	for b.Loop() {
-		body()
-		n++
-	}
-	if cpu := cpuTime() - c0; cpu > 0 {
-		b.ReportMetric(float64(size)*float64(n)/1e6/(float64(cpu)/float64(time.Second)), "cpu-MB/s")
-	}
-}
-
 // eachSet runs body as a sub-benchmark per data set and implementation.
 func eachSet(b *testing.B, impls map[string]func(b *testing.B, line []byte)) {
 	sets, _ := benchData()
@@ -68,7 +51,7 @@ func eachSet(b *testing.B, impls map[string]func(b *testing.B, line []byte)) {
 		for _, name := range []string{"encoding-json", "jsonfast"} {
 			f := impls[name]
 			b.Run(set.name+"/"+name, func(b *testing.B) {
-				loop(b, set.size, func() {
+				benchcpu.Loop(b, set.size, func() {
 					for _, l := range set.lines {
 						f(b, l)
 					}
@@ -295,7 +278,7 @@ func BenchmarkInjected(b *testing.B) {
 			}
 		}
 		b.Run(set.name+"/encoding-json", func(b *testing.B) {
-			loop(b, size, func() {
+			benchcpu.Loop(b, size, func() {
 				for _, p := range payloads {
 					var v injected
 					if err := json.Unmarshal(p, &v); err != nil {
@@ -305,7 +288,7 @@ func BenchmarkInjected(b *testing.B) {
 			})
 		})
 		b.Run(set.name+"/jsonfast", func(b *testing.B) {
-			loop(b, size, func() {
+			benchcpu.Loop(b, size, func() {
 				for _, p := range payloads {
 					var f [7][]byte
 					if _, err := injectedPicker.Pick(p, f[:], nil); err != nil {
@@ -355,7 +338,7 @@ func BenchmarkString(b *testing.B) {
 			size += int64(len(t))
 		}
 		b.Run(set.name+"/encoding-json", func(b *testing.B) {
-			loop(b, size, func() {
+			benchcpu.Loop(b, size, func() {
 				for _, t := range toks {
 					var s string
 					if err := json.Unmarshal(t, &s); err != nil {
@@ -365,7 +348,7 @@ func BenchmarkString(b *testing.B) {
 			})
 		})
 		b.Run(set.name+"/jsonfast", func(b *testing.B) {
-			loop(b, size, func() {
+			benchcpu.Loop(b, size, func() {
 				for _, t := range toks {
 					if _, err := String(t); err != nil {
 						b.Fatal(err)
@@ -383,14 +366,14 @@ func BenchmarkRecording(b *testing.B) {
 	_, rec := benchData()
 	size := int64(len(rec))
 	b.Run("encoding-json-Valid", func(b *testing.B) {
-		loop(b, size, func() {
+		benchcpu.Loop(b, size, func() {
 			if !json.Valid(rec) {
 				b.Fatal("invalid")
 			}
 		})
 	})
 	b.Run("SkipValue", func(b *testing.B) {
-		loop(b, size, func() {
+		benchcpu.Loop(b, size, func() {
 			if end, err := SkipValue(rec, 0); err != nil || end != len(rec) {
 				b.Fatal(end, err)
 			}
@@ -398,7 +381,7 @@ func BenchmarkRecording(b *testing.B) {
 	})
 	b.Run("Scanner-64KiB", func(b *testing.B) {
 		var s Scanner
-		loop(b, size, func() {
+		benchcpu.Loop(b, size, func() {
 			s.Reset(MaxDepth)
 			for off := 0; ; {
 				n, done, err := s.Scan(rec[off:min(off+64<<10, len(rec))])
@@ -426,7 +409,7 @@ func BenchmarkRecordingStream(b *testing.B) {
 	data := rec.Bytes()
 	buf := make([]byte, 64<<10)
 	var s Scanner
-	loop(b, int64(len(data)), func() {
+	benchcpu.Loop(b, int64(len(data)), func() {
 		r := bytes.NewReader(data)
 		s.Reset(MaxDepth)
 		lines := 0

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/fpcheck/fpcheck/internal/benchcpu"
 )
 
 // simdInputs are byte strings that put every byte class at every offset of
@@ -159,14 +161,14 @@ func BenchmarkValidUTF8(b *testing.B) {
 	sets, _ := benchData()
 	for _, set := range sets {
 		b.Run(set.name+"/utf8.Valid", func(b *testing.B) {
-			loop(b, set.size, func() {
+			benchcpu.Loop(b, set.size, func() {
 				for _, l := range set.lines {
 					utf8.Valid(l)
 				}
 			})
 		})
 		b.Run(set.name+"/ValidUTF8", func(b *testing.B) {
-			loop(b, set.size, func() {
+			benchcpu.Loop(b, set.size, func() {
 				for _, l := range set.lines {
 					ValidUTF8(l)
 				}

@@ -1,15 +1,14 @@
 //go:build unix
 
-package replay
+package benchcpu
 
 import (
 	"syscall"
 	"time"
 )
 
-// benchCPUTime is the process's user and system CPU time: on a busy
-// machine it measures a benchmark's cost where wall time measures its luck.
-func benchCPUTime() time.Duration {
+// processTime is the user and system CPU time of the process so far.
+func processTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
