@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // This file and codec_fast.go are the only places that bind event bytes to
@@ -235,13 +236,13 @@ func countEnvelopeKeys(line []byte) (keyCounts, error) {
 			return kc, err
 		}
 		switch {
-		case equalFoldASCII(k, "type"):
+		case strings.EqualFold(k, "type"):
 			kc.typ++
 			err = s.skipValue()
-		case equalFoldASCII(k, "payload"):
+		case strings.EqualFold(k, "payload"):
 			kc.payload++
 			err = s.skipValue()
-		case equalFoldASCII(k, "meta"):
+		case strings.EqualFold(k, "meta"):
 			kc.meta++
 			var n int
 			n, err = countMetaRunIDs(s)
@@ -281,7 +282,7 @@ func countMetaRunIDs(s *scanner) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		if equalFoldASCII(k, "runId") {
+		if strings.EqualFold(k, "runId") {
 			n++
 		}
 		if err := s.skipValue(); err != nil {
@@ -298,23 +299,4 @@ func countMetaRunIDs(s *scanner) (int, error) {
 			return n, errNotObject
 		}
 	}
-}
-
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }

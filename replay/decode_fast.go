@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/fpcheck/fpcheck/internal/jsonfast"
@@ -58,27 +59,11 @@ func foldsToAny(key []byte, names []string) bool {
 		}
 	}
 	for _, n := range names {
-		if len(n) == len(key) && asciiEqualFold(key, n) {
+		if len(n) == len(key) && bytes.EqualFold(key, []byte(n)) {
 			return true
 		}
 	}
 	return false
-}
-
-func asciiEqualFold(a []byte, b string) bool {
-	for i := range a {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // The setters decode one picked value (nil = the key was absent) into a
