@@ -365,14 +365,12 @@ func orUnknown(s string) string {
 	return s
 }
 
-func judgeDangling(v ComposeView, d *Declarations) Verdict {
-	it := v.Call.Iteration
-	if v.Call.ServedGap != "" {
-		return UnreachableBecause(v.Call.ServedGap)
-	}
+// groundedServed is each tool served on the call that declares grounds,
+// once, in the order first served.
+func groundedServed(names []string, d *Declarations) []groundedTool {
 	var served []groundedTool
 	seen := map[string]bool{}
-	for _, name := range v.Call.Served {
+	for _, name := range names {
 		if seen[name] {
 			continue
 		}
@@ -381,6 +379,15 @@ func judgeDangling(v ComposeView, d *Declarations) Verdict {
 			served = append(served, groundedTool{name: name, grounds: g})
 		}
 	}
+	return served
+}
+
+func judgeDangling(v ComposeView, d *Declarations) Verdict {
+	it := v.Call.Iteration
+	if v.Call.ServedGap != "" {
+		return UnreachableBecause(v.Call.ServedGap)
+	}
+	served := groundedServed(v.Call.Served, d)
 	if len(served) == 0 {
 		return NotApplicableVerdict()
 	}

@@ -73,17 +73,7 @@ func judgeDanglingWhole(v ComposeView, evs []Eviction, d *Declarations) Verdict 
 	if v.Call.ServedGap != "" {
 		return UnreachableBecause(v.Call.ServedGap)
 	}
-	var served []groundedTool
-	seen := map[string]bool{}
-	for _, name := range v.Call.Served {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		if g := d.GroundsOf(name); len(g) > 0 {
-			served = append(served, groundedTool{name: name, grounds: g})
-		}
-	}
+	served := groundedServed(v.Call.Served, d)
 	if len(served) == 0 {
 		return NotApplicableVerdict()
 	}
