@@ -12,9 +12,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fpcheck/fpcheck/internal/benchcpu"
 )
 
 // syntheticWriter writes NDJSON runs in the shape of agentfootprint
@@ -232,10 +233,8 @@ func TestLargeStreamMemory(t *testing.T) {
 	if runs != gen.runs || st.Events != int64(gen.events) || st.Malformed != 0 {
 		t.Errorf("runs %d/%d, events %d/%d, malformed %d", runs, gen.runs, st.Events, gen.events, st.Malformed)
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	t.Logf("%d MiB, %d runs, %d events in %v (%.0f MB/s); peak heap in use %d MiB; process max RSS %d MiB",
-		gen.n>>20, runs, st.Events, elapsed.Round(time.Millisecond), float64(gen.n)/1e6/elapsed.Seconds(), peak>>20, ru.Maxrss>>10)
+		gen.n>>20, runs, st.Events, elapsed.Round(time.Millisecond), float64(gen.n)/1e6/elapsed.Seconds(), peak>>20, benchcpu.MaxRSS()>>20)
 	if peak > limit {
 		t.Errorf("peak heap in use %d MiB, want under %d MiB", peak>>20, limit>>20)
 	}

@@ -1,7 +1,8 @@
 // Package benchcpu runs benchmarks that report their throughput per second
 // of process CPU time (cpu-MB/s) next to the wall-clock MB/s: on a machine
 // shared with other work, CPU time measures a benchmark's cost where wall
-// time measures its luck.
+// time measures its luck. It also reads peak resident sets, for the
+// benchmarks and the bench tool that report memory.
 package benchcpu
 
 import "testing"

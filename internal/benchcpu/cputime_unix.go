@@ -3,6 +3,8 @@
 package benchcpu
 
 import (
+	"os"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -14,4 +16,32 @@ func processTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// MaxRSS is this process's peak resident set in bytes, or 0 when unknown.
+func MaxRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return rssBytes(&ru)
+}
+
+// ChildMaxRSS is an ended child's peak resident set in bytes, or 0 when
+// unknown.
+func ChildMaxRSS(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	return rssBytes(ru)
+}
+
+// rssBytes reads ru_maxrss, which Darwin gives in bytes and the other
+// systems in KiB.
+func rssBytes(ru *syscall.Rusage) int64 {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) << 10
 }

@@ -29,10 +29,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/fpcheck/fpcheck/internal/benchcpu"
 	"github.com/fpcheck/fpcheck/internal/synth"
 	"github.com/klauspost/compress/zstd"
 )
@@ -200,7 +200,7 @@ func rssFloor() int64 {
 	if cmd.Run() != nil {
 		return 0
 	}
-	return maxRSS(cmd.ProcessState)
+	return benchcpu.ChildMaxRSS(cmd.ProcessState)
 }
 
 // countWriter counts bytes on their way to w.
@@ -393,7 +393,7 @@ func (m *measurement) once(r int, c command) {
 	if m.wall < 0 || wall < m.wall {
 		m.wall, m.cpu = wall, cpu
 	}
-	m.maxRSS = max(m.maxRSS, maxRSS(cmd.ProcessState))
+	m.maxRSS = max(m.maxRSS, benchcpu.ChildMaxRSS(cmd.ProcessState))
 	if c.keepOut != "" {
 		sum, err := fileSum(outPath)
 		if err != nil {
@@ -426,19 +426,6 @@ func commandError(name string, err error, stderr string) error {
 		return fmt.Errorf("%s: %v", filepath.Base(name), err)
 	}
 	return fmt.Errorf("%s: %v: %s", filepath.Base(name), err, msg)
-}
-
-// maxRSS is the child's peak resident set in bytes (Linux reports KiB,
-// macOS bytes).
-func maxRSS(ps *os.ProcessState) int64 {
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0
-	}
-	if runtime.GOOS == "darwin" {
-		return int64(ru.Maxrss)
-	}
-	return int64(ru.Maxrss) * 1024
 }
 
 // tailBuffer keeps the last 8 KiB written to it.
