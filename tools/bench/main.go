@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -307,10 +308,11 @@ func generate(o options, dir string) (inputs, error) {
 
 // measurement is the best of several runs of one command.
 type measurement struct {
-	wall   time.Duration // best wall time
-	cpu    time.Duration // user+system of the best run
-	maxRSS int64         // bytes, the most any run reached
-	sums   []string      // sha256 of each run's stdout, when kept
+	wall   time.Duration   // best wall time
+	walls  []time.Duration // every run's wall time, in order
+	cpu    time.Duration   // user+system of the best run
+	maxRSS int64           // bytes, the most any run reached
+	sums   []string        // sha256 of each run's stdout, when kept
 	err    error
 }
 
@@ -390,6 +392,7 @@ func (m *measurement) once(r int, c command) {
 		return
 	}
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	m.walls = append(m.walls, wall)
 	if m.wall < 0 || wall < m.wall {
 		m.wall, m.cpu = wall, cpu
 	}
@@ -580,6 +583,9 @@ func jobsRow(o options, in inputs, dir string) row {
 	}
 	x := one.wall.Seconds() / two.wall.Seconds()
 	r.ratio = fmt.Sprintf("%.2f× faster", x)
+	if len(one.walls) > 1 {
+		r.ratio += fmt.Sprintf(" (median of %d pairs %.2f×)", len(one.walls), pairedMedian(one.walls, two.walls))
+	}
 	if same {
 		r.ratio += ", outputs identical"
 	} else {
@@ -590,6 +596,27 @@ func jobsRow(o options, in inputs, dir string) row {
 		r.result = skipped + " (1 CPU)"
 	}
 	return r
+}
+
+// pairedMedian is the median of a[i]/b[i] over the runs both made. Runs
+// alternate, so each pair saw the machine in about the same state: on a
+// shared machine whose speed drifts, this says more about the typical
+// speed-up than the ratio of the two best runs, which a single lucky run
+// of either side decides. It is printed beside the verdict, not used for it.
+func pairedMedian(a, b []time.Duration) float64 {
+	n := min(len(a), len(b))
+	if n == 0 {
+		return 0
+	}
+	xs := make([]float64, n)
+	for i := range n {
+		xs[i] = a[i].Seconds() / b[i].Seconds()
+	}
+	slices.Sort(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // ---- output ----

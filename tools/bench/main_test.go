@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseSize(t *testing.T) {
@@ -70,6 +71,31 @@ func TestMeasureReportsFailures(t *testing.T) {
 		first, second := alternate(2, command{codes: toolCodes, name: "sh", args: []string{"-c", "true"}}, c)
 		if !first.ok() || second.ok() != tt.ok {
 			t.Errorf("%s as the second command: ok = %v, %v (%v), want true, %v", tt.name, first.ok(), second.ok(), second.err, tt.ok)
+		}
+	}
+}
+
+func TestPairedMedian(t *testing.T) {
+	ms := func(xs ...int) []time.Duration {
+		var d []time.Duration
+		for _, x := range xs {
+			d = append(d, time.Duration(x)*time.Millisecond)
+		}
+		return d
+	}
+	tests := []struct {
+		name string
+		a, b []time.Duration
+		want float64
+	}{
+		{"odd", ms(400, 600, 500), ms(200, 300, 500), 2},
+		{"even", ms(300, 600, 600, 800), ms(300, 300, 200, 200), 2.5},
+		{"unequal lengths use the common runs", ms(600, 900, 1), ms(300, 300), 2.5},
+		{"none", nil, ms(1), 0},
+	}
+	for _, tt := range tests {
+		if got := pairedMedian(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: pairedMedian = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
