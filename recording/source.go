@@ -18,13 +18,14 @@ import (
 // large enough for a full batch.
 const readBufSize = 256 << 10
 
-// maxReadCall bounds each read of the input itself. A read from the page
-// cache copies a few GB/s, so one of the scanner's 512 KiB outlasts the Go
-// runtime's grace for a goroutine in a system call (about 20 µs), after
-// which the core is handed to another thread and the reader has to win one
-// back when the call returns. With several inputs read at once (-j) that
-// churn cost about a tenth of the wall time; reads of 128 KiB mostly finish
-// inside the grace, and the extra calls cost nothing measurable.
+// maxReadCall bounds each read of the input itself. The Go runtime hands
+// the core of a goroutine it finds still inside a system call (its monitor
+// looks every 20 µs while it keeps finding some) to another thread, and the
+// reader has to win a core back when the call returns. A 512 KiB copy out
+// of the page cache lasted long enough to be caught often; with several
+// inputs read at once (-j) that churn cost about a tenth of the wall time.
+// Reads of 128 KiB are rarely caught, and the extra calls cost nothing
+// measurable.
 const maxReadCall = 128 << 10
 
 // sniffWindow is how much of the (decompressed) input the format sniffer
