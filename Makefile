@@ -37,14 +37,10 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./tools/bench -fpcheck $(BIN) $(BENCHFLAGS)
 
-# Each fuzz target for FUZZTIME (default 20s).
+# Each fuzz target for FUZZTIME (default 20s); see tools/fuzz.sh.
 FUZZTIME ?= 20s
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
-	  done; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash tools/fuzz.sh
 
 clean:
 	rm -rf bin
