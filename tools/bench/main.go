@@ -159,6 +159,7 @@ func run(o options, out io.Writer) error {
 	rows = append(rows, b, c, jobsRow(o, in, dir))
 	printTable(out, rows)
 	fmt.Fprintln(out, "\nTimes are wall clock, best of the runs; cpu is that run's user+system time.")
+	fmt.Fprintln(out, "A median of pairs compares the runs the two sides made one after the other; it is not the verdict.")
 	fmt.Fprintln(out, "Wall times on a loaded machine overstate; compare cpu figures when the load is high.")
 	if o.keep {
 		fmt.Fprintf(out, "inputs kept in %s\n", dir)
@@ -512,7 +513,7 @@ func parseRow(o options, in inputs) row {
 	}
 	r.baseline = "JSON.parse " + timing(n, in.RecBytes)
 	x := n.wall.Seconds() / f.wall.Seconds()
-	r.ratio = fmt.Sprintf("%.1f× faster (cpu %.1f×)", x, n.cpu.Seconds()/f.cpu.Seconds())
+	r.ratio = fmt.Sprintf("%.1f× faster (cpu %.1f×)", x, n.cpu.Seconds()/f.cpu.Seconds()) + pairedNote(n.walls, f.walls)
 	r.result = verdict(x >= 10)
 	return r
 }
@@ -553,7 +554,7 @@ func streamRows(o options, in inputs, floor int64) (b, c row) {
 	default:
 		b.baseline = "zstd -dc " + timing(zm, in.StreamBytes)
 		x := f.wall.Seconds() / zm.wall.Seconds()
-		b.ratio = fmt.Sprintf("%.2f× zstd's time", x)
+		b.ratio = fmt.Sprintf("%.2f× zstd's time", x) + pairedNote(f.walls, zm.walls)
 		b.result = verdict(x <= 2)
 	}
 	return b, c
@@ -582,10 +583,7 @@ func jobsRow(o options, in inputs, dir string) row {
 		same = same && s == one.sums[0]
 	}
 	x := one.wall.Seconds() / two.wall.Seconds()
-	r.ratio = fmt.Sprintf("%.2f× faster", x)
-	if len(one.walls) > 1 {
-		r.ratio += fmt.Sprintf(" (median of %d pairs %.2f×)", len(one.walls), pairedMedian(one.walls, two.walls))
-	}
+	r.ratio = fmt.Sprintf("%.2f× faster", x) + pairedNote(one.walls, two.walls)
 	if same {
 		r.ratio += ", outputs identical"
 	} else {
@@ -598,11 +596,20 @@ func jobsRow(o options, in inputs, dir string) row {
 	return r
 }
 
+// pairedNote is pairedMedian for a ratio cell, when there are pairs to
+// take the median of.
+func pairedNote(a, b []time.Duration) string {
+	if min(len(a), len(b)) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (median of %d pairs %.2f×)", min(len(a), len(b)), pairedMedian(a, b))
+}
+
 // pairedMedian is the median of a[i]/b[i] over the runs both made. Runs
 // alternate, so each pair saw the machine in about the same state: on a
 // shared machine whose speed drifts, this says more about the typical
-// speed-up than the ratio of the two best runs, which a single lucky run
-// of either side decides. It is printed beside the verdict, not used for it.
+// ratio than the ratio of the two best runs, which a single lucky run of
+// either side decides. It is printed beside the verdict, not used for it.
 func pairedMedian(a, b []time.Duration) float64 {
 	n := min(len(a), len(b))
 	if n == 0 {
