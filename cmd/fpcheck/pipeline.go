@@ -151,6 +151,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 func (p *pipeline) judge(run *recording.Run) (report.RunResult, error) {
 	rr := report.NewRunResult(run)
 	replayed, err := replay.Replay(run, p.decls, replay.Options{Posture: p.posture()})
+	memLimit.adapt()
 	if dead, ok := errors.AsType[*checks.CheckerDeadError](err); ok && replayed != nil {
 		rr.CheckerDead, err = dead.Error(), nil
 	}
