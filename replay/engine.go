@@ -47,6 +47,33 @@ func ReplayWith(reg []*checks.Check, run *recording.Run, decl *checks.Declaratio
 // encoding/json, as the replay did before its payload decoders were
 // written, so tests can hold the two readings to the same evidence.
 func replay(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, opts Options, slow bool) (*Evidence, error) {
+	p, err := prepare(reg, run, decl, opts, slow)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run()
+}
+
+// Prepared is a run ready to replay: its declarations are settled and, in
+// dev posture, every check has passed its canary, so what can stop a
+// replay has been said. Run does the rest of the work.
+type Prepared struct {
+	reg       []*checks.Check
+	run       *recording.Run
+	effective *checks.Declarations
+	posture   string
+	slow      bool
+}
+
+// Prepare is the part of Replay that can fail before the run's events are
+// folded: Replay is Prepare then Run. A caller that replays runs on other
+// goroutines prepares each in order, so an error stops it where Replay
+// would.
+func Prepare(run *recording.Run, decl *checks.Declarations, opts Options) (*Prepared, error) {
+	return prepare(checks.Registry, run, decl, opts, false)
+}
+
+func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, opts Options, slow bool) (*Prepared, error) {
 	if run == nil {
 		return nil, errors.New("replay: no run to replay")
 	}
@@ -64,16 +91,25 @@ func replay(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, 
 			return nil, err
 		}
 	}
-	e := newEngine(reg, effective, posture, run, slow)
-	for i := range run.Events {
-		e.handle(&run.Events[i])
+	return &Prepared{reg: reg, run: run, effective: effective, posture: posture, slow: slow}, nil
+}
+
+// Run folds the run's events in order and returns the evidence. Its only
+// error is, in dev posture, a *checks.CheckerDeadError for a registered
+// check that noted nothing in a run where a model call completed, and the
+// evidence comes with it. Runs of different Prepared values may go on
+// concurrently.
+func (p *Prepared) Run() (*Evidence, error) {
+	e := newEngine(p.reg, p.effective, p.posture, p.run, p.slow)
+	for i := range p.run.Events {
+		e.handle(&p.run.Events[i])
 	}
 	e.finish()
 	findings := e.ledger.Findings()
 	ev := &Evidence{
 		Findings: findings,
 		Disposition: &Disposition{
-			Posture:     posture,
+			Posture:     p.posture,
 			WorkExisted: e.workExisted,
 			Rows:        e.ledger.Rows(),
 		},
@@ -83,7 +119,7 @@ func replay(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, 
 		Unreachable:     e.ledger.Reasons(),
 		Validation:      e.validations,
 	}
-	if posture == checks.PostureDev {
+	if p.posture == checks.PostureDev {
 		if err := e.ledger.AssertAlive(e.workExisted); err != nil {
 			return ev, err
 		}

@@ -31,9 +31,10 @@ type loadOptions struct {
 type pipeline struct {
 	opts  loadOptions
 	decls *checks.Declarations
-	// workers is how many goroutines decode each input's events: -j is
-	// the whole budget of cores, shared by the inputs read at once, so -j 1
-	// really uses one core and a single input still gets every core.
+	// workers is how many goroutines decode each input's events, and how
+	// many of its runs are replayed at once: -j is the whole budget of
+	// cores, shared by the inputs read at once, so -j 1 really uses one
+	// core and a single input still gets every core.
 	workers int
 }
 
@@ -123,15 +124,35 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 }
 
 // one loads a single input and replays each of its runs as the loader hands
-// it over, so a run's events are dropped as soon as it is judged.
+// it over, so a run's events are dropped as soon as it is judged. With more
+// than one core for the input, runs are replayed on up to that many
+// goroutines while the loader reads on: each is prepared in order on the
+// loader's goroutine (where anything that stops the input is found, as a
+// serial replay finds it) and folded elsewhere, into its own slot.
 func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
-	var runs []report.RunResult
+	var slots []*report.RunResult
+	var wg sync.WaitGroup
+	var busy chan struct{} // replays in flight, when they run apart
+	if p.workers > 1 {
+		busy = make(chan struct{}, p.workers)
+	}
 	judge := func(run *recording.Run) error {
-		rr, err := p.judge(run)
+		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture()})
 		if err != nil {
 			return err
 		}
-		runs = append(runs, rr)
+		rr := report.NewRunResult(run)
+		slots = append(slots, &rr)
+		if busy == nil {
+			p.fold(&rr, prep)
+			return nil
+		}
+		// Waiting here for a free replay bounds the runs held in memory.
+		busy <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-busy }()
+			p.fold(&rr, prep)
+		})
 		return nil
 	}
 	var st *recording.Stats
@@ -141,23 +162,22 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	} else {
 		st, err = recording.Load(path, p.recordingOptions(), judge)
 	}
+	wg.Wait()
+	runs := make([]report.RunResult, len(slots))
+	for i, rr := range slots {
+		runs[i] = *rr
+	}
 	return report.InputResult{Stats: st, Runs: runs, Err: err}
 }
 
-// judge reads one run's recorded evidence and replays it. The replay
-// merges the declarations the recording itself states under the file's. A
-// dead checker in dev posture is a verdict about the run (unmeasured), not a
+// fold replays a prepared run into rr. The replay's only error is a dead
+// check in dev posture: a verdict about the run (unmeasured), not a
 // failure to read it, so it travels with the run's result.
-func (p *pipeline) judge(run *recording.Run) (report.RunResult, error) {
-	rr := report.NewRunResult(run)
-	replayed, err := replay.Replay(run, p.decls, replay.Options{Posture: p.posture()})
-	memLimit.adapt()
-	if dead, ok := errors.AsType[*checks.CheckerDeadError](err); ok && replayed != nil {
-		rr.CheckerDead, err = dead.Error(), nil
-	}
-	if err != nil {
-		return report.RunResult{}, err
+func (p *pipeline) fold(rr *report.RunResult, prep *replay.Prepared) {
+	replayed, err := prep.Run()
+	if dead, ok := errors.AsType[*checks.CheckerDeadError](err); ok {
+		rr.CheckerDead = dead.Error()
 	}
 	rr.Replayed = replayed
-	return rr, nil
+	memLimit.adapt()
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fpcheck/fpcheck/internal/synth"
+)
+
+// armed declares something for the generated agent's tools, so the
+// replays have work to do.
+const armed = `
+tools:
+  backup_status: { argumentsFrom: [fleet_report], noticeEmptyLookups: true }
+  fleet_report: { resultColumns: { host: string, zone: string } }
+dials:
+  noticePriorTurnEvidence: true
+`
+
+// TestRunsReplayedApartMatchSerial: with cores to spare for one input, its
+// runs are replayed on other goroutines while the loader reads on. The
+// report must be the bytes a serial replay gives, in every posture, and an
+// input that a run's own declarations stop must stop at that run.
+func TestRunsReplayedApartMatchSerial(t *testing.T) {
+	dir := t.TempDir()
+	var stream bytes.Buffer
+	c := synth.DefaultConfig()
+	c.Runs, c.Iterations, c.Seed = 6, 12, 7
+	if _, err := synth.WriteNDJSON(&stream, c); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("runs.jsonl", stream.Bytes())
+	stopped := write("stopped.jsonl", refuseDeclarationsOfRun(t, stream.Bytes(), 3))
+	decls := write("armed.yaml", []byte(armed))
+
+	inputs := map[string][]string{"six runs": {good}, "stopped at the fourth run": {stopped}}
+	if fixtures, err := filepath.Glob("../../testdata/recordings/replay/*/events.jsonl"); err != nil || len(fixtures) == 0 {
+		t.Fatalf("no replay fixtures: %v", err)
+	} else {
+		inputs["replay fixtures"] = fixtures
+	}
+	if corpus, err := filepath.Glob("../../../shared/reference-corpus/*/*.json*"); err == nil && len(corpus) > 0 {
+		inputs["reference corpus"] = corpus
+	}
+	for name, files := range inputs {
+		for _, flags := range [][]string{
+			{"--format", "json"},
+			{"--format", "json", "--declarations", decls},
+			{"--format", "json", "--declarations", decls, "--posture", "dev"},
+			{"--format", "text", "--color=never", "--declarations", decls},
+		} {
+			for _, f := range files {
+				args := append([]string{"analyze"}, flags...)
+				code1, out1, err1 := run(t, nil, append(append(args, "-j", "1"), f)...)
+				code4, out4, err4 := run(t, nil, append(append(args, "-j", "4"), f)...)
+				if code1 != code4 || out1 != out4 || err1 != err4 {
+					t.Errorf("%s, %s %v: -j 4 differs from -j 1 (exit %d vs %d)\n-j 1 stdout:\n%s\n-j 4 stdout:\n%s\nstderr: %q vs %q",
+						name, filepath.Base(f), flags, code1, code4, head(out1), head(out4), err1, err4)
+				}
+			}
+		}
+	}
+	// The stopped input really stops, at the fourth run's declarations.
+	_, out, _ := run(t, nil, "analyze", "--format", "json", "-j", "4", stopped)
+	var rep struct {
+		Inputs []struct {
+			Error string `json:"error"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Inputs) != 1 {
+		t.Fatalf("reading the report: %v\n%s", err, head(out))
+	}
+	if got := rep.Inputs[0].Error; !strings.Contains(got, `posture "loud"`) {
+		t.Errorf("the stopped input's error is %q; want the fourth run's declarations refused", got)
+	}
+	if len(inputs) < 4 {
+		t.Log("the reference corpus is not beside the repository; compared generated streams only")
+	}
+}
+
+// refuseDeclarationsOfRun gives the run_configured event of run n (from 0)
+// of a generated stream declarations fpcheck refuses.
+func refuseDeclarationsOfRun(t *testing.T, stream []byte, n int) []byte {
+	t.Helper()
+	lines := bytes.SplitAfter(stream, []byte("\n"))
+	seen := 0
+	for i, line := range lines {
+		var ev map[string]json.RawMessage
+		if json.Unmarshal(line, &ev) != nil || string(ev["type"]) != `"agentfootprint.agent.run_configured"` {
+			continue
+		}
+		if seen == n {
+			ev["payload"] = json.RawMessage(`{"integrity":{"posture":"loud"}}`)
+			b, err := json.Marshal(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines[i] = append(b, '\n')
+			return bytes.Join(lines, nil)
+		}
+		seen++
+	}
+	t.Fatalf("the stream has no run %d", n)
+	return nil
+}
