@@ -36,6 +36,8 @@ type pipeline struct {
 	// cores, shared by the inputs read at once, so -j 1 really uses one
 	// core and a single input still gets every core.
 	workers int
+	// relay carries panics out of run's goroutines.
+	relay *panicRelay
 }
 
 func newPipeline(o loadOptions) (*pipeline, error) {
@@ -103,12 +105,17 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	jobs := max(1, min(budget, len(inputs)))
 	p.workers = max(1, budget/jobs)
 	results := make([]report.InputResult, len(inputs))
-	next := make(chan int)
+	var relay panicRelay
+	p.relay = &relay
 	var wg sync.WaitGroup
+	next := make(chan int)
 	for range jobs {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = p.one(inputs[i], ios)
+				func() {
+					defer relay.catch()
+					results[i] = p.one(inputs[i], ios)
+				}()
 				if done != nil {
 					done()
 				}
@@ -120,7 +127,40 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	}
 	close(next)
 	wg.Wait()
+	relay.rethrow()
 	return results
+}
+
+// panicRelay carries the first panic of the pipeline's goroutines to the
+// goroutine that waits for them, where Main's guard turns it into one line
+// and exit 4: a panic is a bug, and on a goroutine of its own it would end
+// the process with a stack dump instead. The goroutine that caught it goes
+// on with the next input, so nothing waits forever on it.
+type panicRelay struct {
+	mu    sync.Mutex
+	value any
+}
+
+// catch is deferred by a goroutine's work; it must be the deferred call
+// itself for recover to see the panic.
+func (r *panicRelay) catch() {
+	if v := recover(); v != nil {
+		r.mu.Lock()
+		if r.value == nil {
+			r.value = v
+		}
+		r.mu.Unlock()
+	}
+}
+
+// rethrow panics again with the first panic caught, if there was one.
+func (r *panicRelay) rethrow() {
+	r.mu.Lock()
+	v := r.value
+	r.mu.Unlock()
+	if v != nil {
+		panic(v)
+	}
 }
 
 // one loads a single input and replays each of its runs as the loader hands
@@ -151,6 +191,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		busy <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-busy }()
+			defer p.relay.catch()
 			p.fold(&rr, prep)
 		})
 		return nil

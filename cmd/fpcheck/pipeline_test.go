@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fpcheck/fpcheck/internal/synth"
@@ -113,4 +114,52 @@ func refuseDeclarationsOfRun(t *testing.T, stream []byte, n int) []byte {
 	}
 	t.Fatalf("the stream has no run %d", n)
 	return nil
+}
+
+// panicReader stands for a bug under a pipeline goroutine.
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("reader exploded") }
+
+// A panic on one of the pipeline's goroutines reaches Main's guard: one
+// line, exit 4, no stack dump.
+func TestPipelinePanicReachesMain(t *testing.T) {
+	for _, j := range []string{"1", "2", "4"} {
+		var errOut bytes.Buffer
+		ios := &IOStreams{In: panicReader{}, Out: &bytes.Buffer{}, ErrOut: &errOut, Getenv: func(string) string { return "" }}
+		code := Main([]string{"analyze", "-j", j, "-"}, ios)
+		msg := errOut.String()
+		if code != int(ExitInternal) || !strings.Contains(msg, "reader exploded") || strings.Count(msg, "\n") != 1 || strings.Contains(msg, "goroutine") {
+			t.Errorf("-j %s: exit %d, stderr %q; want exit %d and one line naming the panic", j, code, msg, ExitInternal)
+		}
+	}
+}
+
+func TestPanicRelay(t *testing.T) {
+	var r panicRelay
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			defer r.catch()
+			if i%2 == 1 {
+				panic("bug")
+			}
+		})
+	}
+	wg.Wait()
+	defer func() {
+		if v := recover(); v != "bug" {
+			t.Errorf("rethrow panicked with %v, want the caught value", v)
+		}
+	}()
+	r.rethrow()
+	t.Error("rethrow did not panic")
+}
+
+func TestPanicRelayQuiet(t *testing.T) {
+	var r panicRelay
+	func() {
+		defer r.catch()
+	}()
+	r.rethrow() // nothing caught: no panic
 }
