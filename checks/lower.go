@@ -1,8 +1,11 @@
 package checks
 
 import (
-	"strings"
+	"encoding/binary"
 	"sync"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // Lower-casing is how an argument is looked up in what the run served
@@ -13,7 +16,7 @@ import (
 // lowered once per judgement (lowerMemo) and the lowered form of a long
 // text is kept across judgements (lowerCache), keyed by the text itself.
 // Both only remember strings.ToLower's answers, so they change how fast a
-// verdict comes and never what it is.
+// verdict comes and never what it is; toLower computes those answers.
 
 const (
 	// minLowerCached is the shortest text worth remembering: a shorter one
@@ -42,7 +45,7 @@ var lowerCache = textLowerer{limit: lowerGeneration}
 // lowerText is strings.ToLower(s), remembered for long texts.
 func lowerText(s string) string {
 	if len(s) < minLowerCached || len(s) > maxLowerCached {
-		return strings.ToLower(s)
+		return toLower(s)
 	}
 	return lowerCache.lower(s)
 }
@@ -62,7 +65,7 @@ func (c *textLowerer) lower(s string) string {
 	if ok {
 		return low
 	}
-	low = strings.ToLower(s)
+	low = toLower(s)
 	c.mu.Lock()
 	c.keep(s, low)
 	c.mu.Unlock()
@@ -98,4 +101,102 @@ func (m *lowerMemo) at(i int) string {
 		m.low[i], m.done[i] = lowerText(m.texts[i]), true
 	}
 	return m.low[i]
+}
+
+// toLower is strings.ToLower(s), byte for byte. A message that is ASCII
+// but for a few characters (a name, a dash, an emoji) sends
+// strings.ToLower down its general path, which maps every rune through a
+// function call and writes it alone; here ASCII goes eight bytes at a time
+// where it can, and only the other runes through unicode.ToLower. As in
+// strings.Map, a byte that is not valid UTF-8 becomes U+FFFD.
+func toLower(s string) string {
+	i := unchangedPrefix(s)
+	if i == len(s) {
+		return s
+	}
+	// A step writes at most eight bytes. Lowered text is as long as the
+	// text but for a few runes whose lower case is longer in UTF-8, and
+	// for those the buffer grows.
+	b := make([]byte, len(s)+8)
+	n := copy(b, s[:i])
+	for i < len(s) {
+		if len(b)-n < 8 {
+			b = append(b, make([]byte, len(b)/4+8)...)
+		}
+		if i+8 <= len(s) {
+			if w := load8(s, i); w&0x8080808080808080 == 0 {
+				binary.LittleEndian.PutUint64(b[n:], lowerASCII8(w))
+				n += 8
+				i += 8
+				continue
+			}
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b[n] = c
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		n += utf8.EncodeRune(b[n:], unicode.ToLower(r))
+		i += size
+	}
+	// b is not written again: the string can share it, as strings.Builder
+	// does, instead of copying it.
+	return unsafe.String(&b[0], n)
+}
+
+// unchangedPrefix is the length of the longest prefix of s that lowering
+// leaves as it is.
+func unchangedPrefix(s string) int {
+	i := 0
+	for i < len(s) {
+		if i+8 <= len(s) {
+			if w := load8(s, i); w&0x8080808080808080 == 0 && upperASCII8(w) == 0 {
+				i += 8
+				continue
+			}
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if n == 1 || unicode.ToLower(r) != r {
+			return i // invalid UTF-8 becomes U+FFFD, a change
+		}
+		i += n
+	}
+	return i
+}
+
+// load8 reads s[i:i+8] as a little-endian word.
+func load8(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// upperASCII8 has the high bit set in each byte of w (eight ASCII bytes)
+// that is an upper-case letter.
+func upperASCII8(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	// For a byte c < 0x80: c+(0x80-'A') has its high bit set when c >= 'A',
+	// and c+(0x80-'Z'-1) when c > 'Z'; no byte carries into the next.
+	geA := w + ones*(0x80-'A')
+	gtZ := w + ones*(0x80-'Z'-1)
+	return geA &^ gtZ & (ones * 0x80)
+}
+
+// lowerASCII8 lowers the upper-case letters among eight ASCII bytes.
+func lowerASCII8(w uint64) uint64 {
+	return w | upperASCII8(w)>>2
 }

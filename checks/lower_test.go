@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // locateByLowering is locate as it was before frames kept their lowered
@@ -91,5 +92,62 @@ func TestTextLowererGenerations(t *testing.T) {
 		if c.size > c.limit {
 			t.Fatalf("a generation holds %d bytes, past its limit of %d", c.size, c.limit)
 		}
+	}
+}
+
+// TestToLowerMatchesStrings holds toLower to strings.ToLower: every rune
+// alone and after an ASCII run of each length (so it lands on both sides
+// of an eight-byte step), every byte value, and the case texts at every
+// offset.
+func TestToLowerMatchesStrings(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		if got, want := toLower(s), strings.ToLower(s); got != want {
+			t.Fatalf("toLower(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r%64 != 0 && r > 0x3000 && (r < 0x10400 || r > 0x1E943) {
+			continue // long stretches without case; sampled
+		}
+		for _, pad := range []int{0, 7, 8, 9} {
+			check(strings.Repeat("Ab", pad)[:pad] + string(r) + "Z")
+		}
+	}
+	for b := 0; b < 256; b++ {
+		for _, pad := range []int{0, 3, 8, 15} {
+			check(strings.Repeat("xY", pad)[:pad] + string([]byte{byte(b)}) + "@[`{QRST")
+		}
+	}
+	for _, s := range caseTexts {
+		for i := range len(s) {
+			check(s[i:])
+		}
+	}
+}
+
+func FuzzToLower(f *testing.F) {
+	for _, s := range caseTexts {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := toLower(s), strings.ToLower(s); got != want {
+			t.Fatalf("toLower(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+func BenchmarkToLower(b *testing.B) {
+	text := strings.Repeat("The nightly job BKP-4417 on rack A1 finished at 02:14 — café ", 64)
+	for _, bc := range []struct {
+		name string
+		f    func(string) string
+	}{{"strings.ToLower", strings.ToLower}, {"toLower", toLower}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				bc.f(text)
+			}
+		})
 	}
 }
