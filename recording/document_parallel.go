@@ -1,6 +1,10 @@
 package recording
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/fpcheck/fpcheck/internal/relay"
+)
 
 // eventPipe decodes the elements of a document's events array on worker
 // goroutines while the walker reads on. The walker captures elements into
@@ -18,6 +22,9 @@ type eventPipe struct {
 	work     chan *eventBatch
 	wg       sync.WaitGroup
 	err      error // the accounting failed: nothing more is accounted for
+	// pan is a worker's panic (a bug), raised again on the walker's
+	// goroutine; see relay.
+	pan relay.Panic
 }
 
 // eventBatch is consecutive elements of an events array.
@@ -40,7 +47,7 @@ func newEventPipe(l *loader, src *source) *eventPipe {
 		p.wg.Go(func() {
 			d := eventDecoder{legacy: l.dec.legacy}
 			for b := range p.work {
-				b.decode(&d)
+				guarded(&p.pan, b.done, "document decoder", func() { b.decode(&d) })
 			}
 		})
 	}
@@ -120,6 +127,7 @@ func (p *eventPipe) send() error {
 		} else {
 			<-h.done
 		}
+		p.raise()
 		p.queue = p.queue[1:]
 		if err := p.account(h); err != nil {
 			return err
@@ -128,6 +136,15 @@ func (p *eventPipe) send() error {
 		p.free = append(p.free, h)
 	}
 	return nil
+}
+
+// raise stops the workers and panics again with a worker's panic, if one
+// panicked.
+func (p *eventPipe) raise() {
+	if p.pan.Caught() {
+		close(p.work)
+		p.pan.Rethrow()
+	}
 }
 
 // account states the results of one batch, in order.
@@ -155,6 +172,7 @@ func (p *eventPipe) finish() error {
 	}
 	for _, b := range p.queue {
 		<-b.done
+		p.raise()
 		if p.err == nil {
 			p.account(b)
 		}

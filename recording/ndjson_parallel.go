@@ -4,6 +4,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/fpcheck/fpcheck/internal/relay"
 )
 
 // Decoding is nearly all the cost of reading a stream, and lines decode
@@ -59,6 +61,20 @@ func (b *lineBatch) reset(first int64) {
 	b.done = make(chan struct{})
 }
 
+// guarded runs a batch's decode (stage names it for testHook), keeping a
+// panic in pan and closing the batch's done all the same, so that the
+// goroutine waiting on done wakes to raise it.
+func guarded(pan *relay.Panic, done chan struct{}, stage string, decode func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			pan.Keep(v)
+			close(done)
+		}
+	}()
+	testHook(stage)
+	decode()
+}
+
 // decode fills b.res.
 func (b *lineBatch) decode(d *eventDecoder, w where) {
 	if cap(b.res) < len(b.ends) {
@@ -83,9 +99,13 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 	work := make(chan *lineBatch, inFlight)  // batches to decode
 	free := make(chan *lineBatch, inFlight+2)
 	stop := make(chan struct{})
+	// A panic on the pipeline's goroutines (a bug) is raised again here,
+	// on the loader's goroutine; see relay.
+	var pan relay.Panic
 
 	src.acquire()
 	go func() {
+		defer pan.Catch()
 		defer src.releaseReader()
 		defer close(work)
 		defer close(order)
@@ -119,6 +139,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 		}
 		var lineNo int64
 		cur := newBatch(1)
+		testHook("stream reader")
 		for {
 			// A partial batch is handed over rather than wait on a slow
 			// writer for the next line: the runs before it are not held
@@ -164,7 +185,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 		wg.Go(func() {
 			d := eventDecoder{legacy: l.dec.legacy, alias: l.dec.alias}
 			for b := range work {
-				b.decode(&d, base)
+				guarded(&pan, b.done, "stream decoder", func() { b.decode(&d, base) })
 				runtime.Gosched()
 			}
 		})
@@ -172,6 +193,10 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 
 	for b := range order {
 		<-b.done
+		if pan.Caught() {
+			close(stop)
+			pan.Rethrow()
+		}
 		for i := range b.res {
 			w.line = b.first + int64(i)
 			if err := l.applyLine(&b.res[i], w); err != nil {
@@ -194,5 +219,8 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 		}
 	}
 	wg.Wait()
+	// The reader closes its channels when it panics too: what looked like
+	// the end of the input was not.
+	pan.Rethrow()
 	return nil
 }

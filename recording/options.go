@@ -101,3 +101,7 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// testHook, when a test sets it, is called at the start of the loader's
+// helper goroutines' work (stage names it), so a test can make one panic.
+var testHook = func(stage string) {}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fpcheck/fpcheck/internal/jsonfast"
+	"github.com/fpcheck/fpcheck/internal/relay"
 )
 
 // A recording document is walked by one goroutine, and most of its bytes
@@ -58,6 +59,9 @@ type speculator struct {
 	walker atomic.Int64 // the walker's offset: chunks behind it are useless
 	stop   chan struct{}
 	done   chan struct{}
+	// pan is the goroutine's panic (a bug), raised again on the walker's
+	// goroutine when it closes the speculator; see relay.
+	pan relay.Panic
 }
 
 // newSpeculator starts speculating over r, whose scanner bytes start at
@@ -79,6 +83,7 @@ func (sp *speculator) close() {
 		close(sp.stop)
 	}
 	<-sp.done
+	sp.pan.Rethrow()
 }
 
 func (sp *speculator) stopped() bool {
@@ -92,6 +97,8 @@ func (sp *speculator) stopped() bool {
 
 func (sp *speculator) run() {
 	defer close(sp.done)
+	defer sp.pan.Catch()
+	testHook("speculator")
 	buf := make([]byte, sp.chunk+specLookAhead)
 	at := sp.from // the next chunk starts at or after at
 	first := true

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/relay"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/replay"
 	"github.com/fpcheck/fpcheck/report"
@@ -36,8 +37,8 @@ type pipeline struct {
 	// cores, shared by the inputs read at once, so -j 1 really uses one
 	// core and a single input still gets every core.
 	workers int
-	// relay carries panics out of run's goroutines.
-	relay *panicRelay
+	// pan carries panics out of run's goroutines.
+	pan *relay.Panic
 }
 
 func newPipeline(o loadOptions) (*pipeline, error) {
@@ -105,15 +106,18 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	jobs := max(1, min(budget, len(inputs)))
 	p.workers = max(1, budget/jobs)
 	results := make([]report.InputResult, len(inputs))
-	var relay panicRelay
-	p.relay = &relay
+	// A panic is a bug: the first one is carried out of the goroutines
+	// below to Main's guard, and the goroutine that caught it goes on with
+	// the next input, so nothing waits forever on it.
+	var pan relay.Panic
+	p.pan = &pan
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range jobs {
 		wg.Go(func() {
 			for i := range next {
 				func() {
-					defer relay.catch()
+					defer pan.Catch()
 					results[i] = p.one(inputs[i], ios)
 				}()
 				if done != nil {
@@ -127,40 +131,8 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	}
 	close(next)
 	wg.Wait()
-	relay.rethrow()
+	pan.Rethrow()
 	return results
-}
-
-// panicRelay carries the first panic of the pipeline's goroutines to the
-// goroutine that waits for them, where Main's guard turns it into one line
-// and exit 4: a panic is a bug, and on a goroutine of its own it would end
-// the process with a stack dump instead. The goroutine that caught it goes
-// on with the next input, so nothing waits forever on it.
-type panicRelay struct {
-	mu    sync.Mutex
-	value any
-}
-
-// catch is deferred by a goroutine's work; it must be the deferred call
-// itself for recover to see the panic.
-func (r *panicRelay) catch() {
-	if v := recover(); v != nil {
-		r.mu.Lock()
-		if r.value == nil {
-			r.value = v
-		}
-		r.mu.Unlock()
-	}
-}
-
-// rethrow panics again with the first panic caught, if there was one.
-func (r *panicRelay) rethrow() {
-	r.mu.Lock()
-	v := r.value
-	r.mu.Unlock()
-	if v != nil {
-		panic(v)
-	}
 }
 
 // one loads a single input and replays each of its runs as the loader hands
@@ -191,7 +163,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		busy <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-busy }()
-			defer p.relay.catch()
+			defer p.pan.Catch()
 			p.fold(&rr, prep)
 		})
 		return nil

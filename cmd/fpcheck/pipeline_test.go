@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/fpcheck/fpcheck/internal/synth"
@@ -133,33 +132,4 @@ func TestPipelinePanicReachesMain(t *testing.T) {
 			t.Errorf("-j %s: exit %d, stderr %q; want exit %d and one line naming the panic", j, code, msg, ExitInternal)
 		}
 	}
-}
-
-func TestPanicRelay(t *testing.T) {
-	var r panicRelay
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Go(func() {
-			defer r.catch()
-			if i%2 == 1 {
-				panic("bug")
-			}
-		})
-	}
-	wg.Wait()
-	defer func() {
-		if v := recover(); v != "bug" {
-			t.Errorf("rethrow panicked with %v, want the caught value", v)
-		}
-	}()
-	r.rethrow()
-	t.Error("rethrow did not panic")
-}
-
-func TestPanicRelayQuiet(t *testing.T) {
-	var r panicRelay
-	func() {
-		defer r.catch()
-	}()
-	r.rethrow() // nothing caught: no panic
 }
