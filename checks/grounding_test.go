@@ -173,3 +173,27 @@ func FuzzExtractValues(f *testing.F) {
 		}
 	})
 }
+
+// TestLongNumbersKeepTheirDigits: a number longer than a float64 holds
+// exactly (a serial) is looked up by its digits whether a result or an
+// answer states it as JSON or as text; JSON.parse alone would round it to
+// 1e+21 on one side only.
+func TestLongNumbersKeepTheirDigits(t *testing.T) {
+	const serial = "1000000000000000000000"
+	for _, tc := range []struct{ name, result, answer string }{
+		{"JSON answer, text result", "serial " + serial + " is healthy", serial},
+		{"text answer, JSON result", `{"serial":` + serial + `}`, "Serial " + serial + " is healthy."},
+		{"JSON on both sides", `{"serial":-` + serial + `}`, `{"serial":-` + serial + `}`},
+		{"text on both sides", "serial " + serial, "serial " + serial},
+	} {
+		g := NewGroundingIndex(Frame{Source: "t", Messages: []Message{{Role: RoleUser, Content: "q"}, {Role: RoleTool, Content: tc.result}}})
+		vs, _ := ExtractValues(tc.answer, 4)
+		if len(vs) == 0 {
+			t.Errorf("%s: no value read from %q", tc.name, tc.answer)
+			continue
+		}
+		if r := g.Read(vs); len(r.Ungrounded) > 0 {
+			t.Errorf("%s: %q ungrounded in %q", tc.name, r.Ungrounded, tc.result)
+		}
+	}
+}

@@ -24,9 +24,10 @@ type jsonNode struct {
 	// index finds a member of a large object without a scan.
 	index map[string]int
 	items []*jsonNode
-	str   string
-	num   float64
-	b     bool
+	// str is a string's value, or a number's literal as written.
+	str string
+	num float64
+	b   bool
 }
 
 // jsonMember is one key of an object and its value.
@@ -192,7 +193,7 @@ func (p *nodeParser) value(i int) (*jsonNode, int, error) {
 		return nil, j, err
 	}
 	n := p.node()
-	n.kind, n.num = 'n', f
+	n.kind, n.num, n.str = 'n', f, p.s[i:j]
 	return n, j, nil
 }
 

@@ -112,6 +112,17 @@ func normalizeToken(raw string) string {
 	return v
 }
 
+// numberForm is the spelling a JSON number is looked up by: the one its
+// token would have in prose, so that a serial longer than a float64 holds
+// exactly keeps its digits (JSON.parse rounds it, 1e+21) whether a result
+// or an answer states it as JSON or as text.
+func numberForm(n *jsonNode) string {
+	if isBareNumber(n.str) && countDigits(n.str) > maxExactDigits {
+		return n.str
+	}
+	return jsNumber(n.num)
+}
+
 // isBareNumber reports whether s is a plain decimal number: an optional
 // sign, digits, and optionally a point and more digits
 // (^[-+]?[0-9]+(?:\.[0-9]+)?$). Every token is asked, so it is not a
@@ -329,7 +340,7 @@ func walkValues(n *jsonNode, emit func(string) bool) {
 	case 's':
 		tokenize(n.str, emit)
 	case 'n':
-		if tok := normalizeToken(jsNumber(n.num)); tok != "" {
+		if tok := normalizeToken(numberForm(n)); tok != "" {
 			emit(tok)
 		}
 	}
@@ -470,7 +481,7 @@ func (g *GroundingIndex) walk(n *jsonNode) {
 		g.add(n.str)
 		g.addText(n.str)
 	case 'n':
-		g.add(jsNumber(n.num))
+		g.add(numberForm(n))
 	case 'b':
 		g.add(strconv.FormatBool(n.b))
 	}
