@@ -105,10 +105,12 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 
 	src.acquire()
 	go func() {
-		defer pan.Catch()
 		defer src.releaseReader()
 		defer close(work)
 		defer close(order)
+		// Deferred last so it runs first: the panic is kept before the
+		// loader sees the channels close.
+		defer pan.Catch()
 		newBatch := func(first int64) *lineBatch {
 			var b *lineBatch
 			select {
