@@ -7,6 +7,10 @@
 //	(c) fpcheck's peak resident memory on that stream
 //	(d) eight recordings analysed with -j 1 vs -j 2, outputs compared byte for byte
 //
+// Beside (d) it runs a machine check: what a second thread gives work that
+// is not fpcheck's, measured the same way, so that a (d) below target can
+// be told from a machine that gives less.
+//
 // The inputs are generated into a temporary directory with internal/synth, so
 // nothing large is committed. Every measurement is the best of -runs runs,
 // and the two sides of a comparison are run in turn.
@@ -17,6 +21,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -30,6 +35,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -62,8 +69,17 @@ func main() {
 	flag.IntVar(&o.jCalls, "j-calls", 100, "model calls per recording in the -j test")
 	genDir := flag.String("generate-into", "", "internal: generate the inputs into this directory, print their manifest and exit")
 	noop := flag.Bool("noop", false, "internal: exit at once (measures the peak-RSS floor)")
+	machine := flag.String("machine", "", "internal: do the machine check's work of this kind (spin, read) on -threads goroutines and exit")
+	threads := flag.Int("threads", 1, "internal: goroutines for -machine")
 	flag.Parse()
 	if *noop {
+		return
+	}
+	if *machine != "" {
+		if err := machineWork(*machine, max(1, *threads), flag.Args()); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: machine check: %v\n", err)
+			os.Exit(1)
+		}
 		return
 	}
 	var err error
@@ -156,8 +172,12 @@ func run(o options, out io.Writer) error {
 		parseRow(o, in),
 	}
 	b, c := streamRows(o, in, floor)
-	rows = append(rows, b, c, jobsRow(o, in, dir))
+	d, machine := jobsRow(o, in, dir)
+	rows = append(rows, b, c, d)
 	printTable(out, rows)
+	if machine != "" {
+		fmt.Fprintln(out, "\n"+machine)
+	}
 	fmt.Fprintln(out, "\nTimes are wall clock, best of the runs; cpu is that run's user+system time.")
 	fmt.Fprintln(out, "A median of pairs compares the runs the two sides made one after the other; it is not the verdict.")
 	fmt.Fprintln(out, "Wall times on a loaded machine overstate; compare cpu figures when the load is high.")
@@ -338,24 +358,26 @@ type command struct {
 	args    []string
 }
 
-// alternate measures a and b runs times each, one after the other in turn,
-// so that a machine that speeds up or slows down while measuring weighs on
-// both alike. A zero b (a reference tool that is missing) is not run. It
-// stops at the first failure.
-func alternate(runs int, a, b command) (ma, mb measurement) {
-	ma, mb = measurement{wall: -1}, measurement{wall: -1}
+// alternate measures each command runs times, one after the other in
+// turn, so that a machine that speeds up or slows down while measuring
+// weighs on all alike. A zero command (a reference tool that is missing)
+// is not run. It stops at the first failure.
+func alternate(runs int, cmds ...command) []measurement {
+	ms := make([]measurement, len(cmds))
+	for i := range ms {
+		ms[i].wall = -1
+	}
 	for r := range runs {
-		if ma.once(r, a); !ma.ok() {
-			return ma, mb
-		}
-		if b.name == "" {
-			continue
-		}
-		if mb.once(r, b); !mb.ok() {
-			return ma, mb
+		for i, c := range cmds {
+			if c.name == "" {
+				continue
+			}
+			if ms[i].once(r, c); !ms[i].ok() {
+				return ms
+			}
 		}
 	}
-	return ma, mb
+	return ms
 }
 
 // once runs c (its run r) and folds the run into m.
@@ -497,12 +519,13 @@ func parseRow(o options, in inputs) row {
 	node, err := lookTool(o.node)
 	if err != nil {
 		r.baseline = err.Error() + ": skipped"
-		f, _ := alternate(o.runs, fc, command{})
+		f := alternate(o.runs, fc)[0]
 		r.fpcheck, r.result = fpcheckCell(f, in.RecBytes, skipped)
 		return r
 	}
 	nc := command{codes: toolCodes, name: node, args: []string{"-e", `JSON.parse(require("fs").readFileSync(process.argv[1]))`, in.Recording}}
-	f, n := alternate(o.runs, fc, nc)
+	ms := alternate(o.runs, fc, nc)
+	f, n := ms[0], ms[1]
 	r.fpcheck, r.result = fpcheckCell(f, in.RecBytes, "")
 	if !f.ok() {
 		return r
@@ -535,9 +558,10 @@ func streamRows(o options, in inputs, floor int64) (b, c row) {
 	z, zerr := lookTool(o.zstd)
 	if zerr != nil {
 		b.baseline = zerr.Error() + ": skipped"
-		f, _ = alternate(o.runs, fc, command{})
+		f = alternate(o.runs, fc)[0]
 	} else {
-		f, zm = alternate(o.runs, fc, command{codes: toolCodes, name: z, args: []string{"-dc", in.Stream}})
+		ms := alternate(o.runs, fc, command{codes: toolCodes, name: z, args: []string{"-dc", in.Stream}})
+		f, zm = ms[0], ms[1]
 	}
 	b.fpcheck, b.result = fpcheckCell(f, in.StreamBytes, "")
 	if !f.ok() {
@@ -560,22 +584,31 @@ func streamRows(o options, in inputs, floor int64) (b, c row) {
 	return b, c
 }
 
-func jobsRow(o options, in inputs, dir string) row {
+func jobsRow(o options, in inputs, dir string) (row, string) {
 	r := row{name: fmt.Sprintf("(d) %d recordings, analyze -j 1 vs -j 2", len(in.JFiles)), target: "≥ 1.8×, same bytes"}
 	args := func(j string) []string {
 		return append([]string{"analyze", "--format", "json", "-j", j}, in.JFiles...)
 	}
-	one, two := alternate(o.runs,
-		command{codes: fpcheckCodes, report: true, keepOut: filepath.Join(dir, "out-j1"), name: o.fpcheck, args: args("1")},
-		command{codes: fpcheckCodes, report: true, keepOut: filepath.Join(dir, "out-j2"), name: o.fpcheck, args: args("2")})
+	cmds := []command{
+		{codes: fpcheckCodes, report: true, keepOut: filepath.Join(dir, "out-j1"), name: o.fpcheck, args: args("1")},
+		{codes: fpcheckCodes, report: true, keepOut: filepath.Join(dir, "out-j2"), name: o.fpcheck, args: args("2")},
+	}
+	// The machine check runs in turn with the two sides, so that it sees
+	// the machine as they do.
+	for _, k := range machineKinds {
+		cmds = append(cmds, machineCommand(k.name, 1, in.JFiles), machineCommand(k.name, 2, in.JFiles))
+	}
+	ms := alternate(o.runs, cmds...)
+	one, two := ms[0], ms[1]
+	note := machineNote(ms[2:])
 	if !one.ok() {
 		r.baseline, r.result = one.err.Error(), failed
-		return r
+		return r, note
 	}
 	r.baseline = "-j 1 " + timing(one, in.JBytes)
 	if !two.ok() {
 		r.fpcheck, r.result = two.err.Error(), failed
-		return r
+		return r, note
 	}
 	r.fpcheck = "-j 2 " + timing(two, in.JBytes)
 	same := true
@@ -593,7 +626,132 @@ func jobsRow(o options, in inputs, dir string) row {
 	if runtime.NumCPU() < 2 {
 		r.result = skipped + " (1 CPU)"
 	}
-	return r
+	return r, note
+}
+
+// ---- the machine check ----
+
+// The machine check measures what the machine itself makes of a second
+// thread, the way (d) is measured: the same work on one thread and split
+// over two, in turn with (d)'s runs, best of the runs. Two kinds of work
+// bracket fpcheck's: a loop that touches no memory, which has nothing to
+// share but the cores, and a plain read of the eight recordings, which
+// shares the memory bus and the page cache. On a machine whose cores are
+// shared with other work, or that runs one busy core faster than two,
+// both show less than 2×, and (d) can be expected between them.
+
+// machineKinds are the machine check's kinds of work, in the order the
+// note lists them.
+var machineKinds = []struct{ name, what string }{
+	{"spin", "a loop that touches no memory"},
+	{"read", "reading the recordings (128 KiB reads, quotes counted)"},
+}
+
+// spinIterations sizes the loop: about 0.4 s of one core here, as long as
+// (d)'s -j 1 side.
+const spinIterations = 200_000_000
+
+// machineSink keeps the work's results alive, so the compiler keeps it.
+var machineSink atomic.Uint64
+
+// spin is a loop of integer arithmetic that touches no memory.
+func spin(n int) uint64 {
+	x := uint64(1)
+	for range n {
+		x = x*6364136223846793005 + 1442695040888963407
+		x ^= x >> 17
+	}
+	return x
+}
+
+// countQuotes reads a file as fpcheck does, 128 KiB at a time, and counts
+// its quotes, so that every byte is looked at once.
+func countQuotes(path string) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 128<<10)
+	var n uint64
+	for {
+		k, err := f.Read(buf)
+		n += uint64(bytes.Count(buf[:k], []byte{'"'}))
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// machineWork does one kind of work split over threads goroutines: the
+// loop in equal parts, the files handed out one by one as -j does.
+func machineWork(kind string, threads int, files []string) error {
+	if kind != "spin" && kind != "read" {
+		return fmt.Errorf("unknown kind of work %q", kind)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	next := make(chan string)
+	for range threads {
+		wg.Go(func() {
+			if kind == "spin" {
+				machineSink.Add(spin(spinIterations / threads))
+				return
+			}
+			for p := range next {
+				n, err := countQuotes(p)
+				if err != nil {
+					mu.Lock()
+					firstErr = cmp.Or(firstErr, err)
+					mu.Unlock()
+				}
+				machineSink.Add(n)
+			}
+		})
+	}
+	if kind == "read" {
+		for _, p := range files {
+			next <- p
+		}
+	}
+	close(next)
+	wg.Wait()
+	return firstErr
+}
+
+// machineCommand runs one kind of work on threads goroutines in a child
+// process, so that it is timed as the commands it is compared with are.
+func machineCommand(kind string, threads int, files []string) command {
+	self, err := os.Executable()
+	if err != nil {
+		return command{}
+	}
+	args := append([]string{"-machine", kind, "-threads", strconv.Itoa(threads)}, files...)
+	return command{codes: toolCodes, name: self, args: args}
+}
+
+// machineNote reports the machine check: ms holds, for each of
+// machineKinds, the one-thread and the two-thread measurement.
+func machineNote(ms []measurement) string {
+	var b strings.Builder
+	for i, k := range machineKinds {
+		one, two := ms[2*i], ms[2*i+1]
+		if !one.ok() || !two.ok() || two.wall <= 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s: %.2f× faster on 2 threads%s; 1 thread %s to %s\n", k.what,
+			one.wall.Seconds()/two.wall.Seconds(), pairedNote(one.walls, two.walls),
+			secs(slices.Min(one.walls)), secs(slices.Max(one.walls)))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "Machine check, run in turn with (d): the same work on 1 thread and split over 2, best of the runs.\n" +
+		b.String() + "(d)'s work is mostly of the first kind, with the second's reads: expect it between the two, give or take the drift."
 }
 
 // pairedNote is pairedMedian for a ratio cell, when there are pairs to

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,13 +66,14 @@ func TestMeasureReportsFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := command{codes: tt.codes, report: tt.report, name: "sh", args: []string{"-c", tt.script}}
-		m, _ := alternate(2, c, command{})
+		m := alternate(2, c, command{})[0]
 		if m.ok() != tt.ok {
 			t.Errorf("%s: ok = %v (%v), want %v", tt.name, m.ok(), m.err, tt.ok)
 		}
 		// As the second command of a pair, it fails the pair's second
 		// measurement, and the first stands.
-		first, second := alternate(2, command{codes: toolCodes, name: "sh", args: []string{"-c", "true"}}, c)
+		ms := alternate(2, command{codes: toolCodes, name: "sh", args: []string{"-c", "true"}}, c)
+		first, second := ms[0], ms[1]
 		if !first.ok() || second.ok() != tt.ok {
 			t.Errorf("%s as the second command: ok = %v, %v (%v), want true, %v", tt.name, first.ok(), second.ok(), second.err, tt.ok)
 		}
@@ -97,5 +102,67 @@ func TestPairedMedian(t *testing.T) {
 		if got := pairedMedian(tt.a, tt.b); got != tt.want {
 			t.Errorf("%s: pairedMedian = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestMachineRead(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	want := uint64(0)
+	for i, size := range []int{0, 5, 128<<10 + 7, 300 << 10} {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		data := bytes.Repeat([]byte(`{"a":1}`+"\n"), size/8+1)[:size]
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n, err := countQuotes(p)
+		if c := uint64(bytes.Count(data, []byte{'"'})); err != nil || n != c {
+			t.Errorf("countQuotes(%d bytes) = %d, %v; want %d", size, n, err, c)
+		}
+		want += n
+		files = append(files, p)
+	}
+	for _, threads := range []int{1, 2, 3} {
+		before := machineSink.Load()
+		if err := machineWork("read", threads, files); err != nil {
+			t.Fatalf("%d threads: %v", threads, err)
+		}
+		if got := machineSink.Load() - before; got != want {
+			t.Errorf("%d threads read %d quotes, want %d", threads, got, want)
+		}
+	}
+	if err := machineWork("read", 2, append(files, filepath.Join(dir, "missing"))); err == nil {
+		t.Error("a missing file was not reported")
+	}
+	if err := machineWork("sing", 1, nil); err == nil {
+		t.Error("an unknown kind of work was not reported")
+	}
+}
+
+func TestMachineNote(t *testing.T) {
+	m := func(xs ...int) measurement {
+		var r measurement
+		r.wall = -1
+		for _, x := range xs {
+			d := time.Duration(x) * time.Millisecond
+			r.walls = append(r.walls, d)
+			if r.wall < 0 || d < r.wall {
+				r.wall = d
+			}
+		}
+		return r
+	}
+	note := machineNote([]measurement{m(400, 420), m(220, 200), m(60, 70), m(40, 50)})
+	for _, want := range []string{
+		"a loop that touches no memory: 2.00× faster on 2 threads (median of 2 pairs 1.96×); 1 thread 400 ms to 420 ms",
+		"reading the recordings (128 KiB reads, quotes counted): 1.50× faster on 2 threads (median of 2 pairs 1.45×); 1 thread 60 ms to 70 ms",
+	} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note lacks %q:\n%s", want, note)
+		}
+	}
+	failedRun := measurement{wall: -1, err: errors.New("boom")}
+	if note := machineNote([]measurement{failedRun, m(1), failedRun, m(1)}); note != "" {
+		t.Errorf("failed checks gave a note: %q", note)
 	}
 }
