@@ -61,9 +61,16 @@ func (l *loader) readDocument(src *source) error {
 			}
 		}
 	}
-	l.stats.Lines = src.documentLines()
-	if l.stopLines >= 0 {
+	// A document read to its end has all its lines; one that stopped has
+	// the lines up to where it stopped, which do not depend on how far the
+	// reader had read ahead.
+	switch {
+	case l.stopLines >= 0:
 		l.stats.Lines = l.stopLines
+	case err != nil:
+		l.stats.Lines = s.line()
+	default:
+		l.stats.Lines = src.documentLines()
 	}
 	if err != nil {
 		return l.documentError(err, src)
@@ -506,7 +513,7 @@ func (w *docWalker) events(s *scanner, lines bool) error {
 	w.l.stats.HasEvents = true
 	var pipe *eventPipe
 	if w.l.opts.Workers > 1 {
-		pipe = newEventPipe(w.l, w.src)
+		pipe = newEventPipe(w.l)
 	}
 	err := array(s, func(i int) error {
 		s.skipSpace()
@@ -517,7 +524,7 @@ func (w *docWalker) events(s *scanner, lines bool) error {
 			wh.line = s.line()
 		}
 		if pipe != nil {
-			return pipe.add(s, wh, w.eventTooLong)
+			return pipe.add(s, w.outer, wh, w.eventTooLong)
 		}
 		raw, err := s.captureValue(w.l.opts.MaxLineBytes)
 		if err != nil {

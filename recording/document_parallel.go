@@ -14,7 +14,6 @@ import (
 // gives them. At most two batches per worker are in flight.
 type eventPipe struct {
 	l        *loader
-	src      *source
 	inFlight int
 	cur      *eventBatch
 	queue    []*eventBatch // handed to the workers, not yet accounted for
@@ -32,15 +31,15 @@ type eventBatch struct {
 	buf  []byte  // the elements, back to back
 	ends []int   // end of each element in buf
 	at   []where // where each element is
-	// lines is the document's line count when each element was read: a
-	// load that stops at an element reports what was read by then.
+	// lines is the line of the document each element ends on: a load
+	// that stops at an element has read that many lines.
 	lines []int64
 	res   []decodedEvent
 	done  chan struct{} // closed when res is filled
 }
 
-func newEventPipe(l *loader, src *source) *eventPipe {
-	p := &eventPipe{l: l, src: src, inFlight: 2 * l.opts.Workers}
+func newEventPipe(l *loader) *eventPipe {
+	p := &eventPipe{l: l, inFlight: 2 * l.opts.Workers}
 	p.work = make(chan *eventBatch, p.inFlight)
 	p.cur = p.newBatch()
 	for range l.opts.Workers {
@@ -89,8 +88,9 @@ func (b *eventBatch) decode(d *eventDecoder) {
 }
 
 // add captures the element at the scanner (found at wh) into the current
-// batch. tooLong words a capture failure.
-func (p *eventPipe) add(s *scanner, wh where, tooLong func(error, where) error) error {
+// batch; outer is the document's own scanner, which s is or is inside of.
+// tooLong words a capture failure.
+func (p *eventPipe) add(s, outer *scanner, wh where, tooLong func(error, where) error) error {
 	if p.err != nil {
 		return p.err
 	}
@@ -102,7 +102,7 @@ func (p *eventPipe) add(s *scanner, wh where, tooLong func(error, where) error) 
 	b.buf = buf
 	b.ends = append(b.ends, len(buf))
 	b.at = append(b.at, wh)
-	b.lines = append(b.lines, p.src.documentLines())
+	b.lines = append(b.lines, outer.line())
 	if len(b.ends) >= p.l.opts.batchLines || len(b.buf) >= p.l.opts.batchBytes {
 		return p.send()
 	}

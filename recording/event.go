@@ -142,7 +142,8 @@ type Stats struct {
 	// empty when there was none (or it was not read).
 	Rotated string `json:"rotated,omitempty"`
 	// Lines is the number of lines read (NDJSON, both files of a rotated
-	// pair) or of the document.
+	// pair) or of the document; of a document that stopped before its
+	// end, the line where it stopped.
 	Lines int64 `json:"lines"`
 	// Events counts every event decoded, including Orphans and
 	// ConsumerScope events, which are not put in a run.

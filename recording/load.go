@@ -190,8 +190,8 @@ type loader struct {
 	snapshot  *SnapshotFacts
 	spec      *speculator  // for a large document, see speculator
 	dec       eventDecoder // for events decoded on the loader's goroutine
-	// stopLines, when not negative, is the line count of a document at the
-	// event that stopped the load (see eventPipe).
+	// stopLines, when not negative, is the line on which the event that
+	// stopped a document's load ends (see eventPipe).
 	stopLines int64
 }
 

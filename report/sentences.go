@@ -265,11 +265,13 @@ func inputNotes(in *Input, haveStats bool) []string {
 			skipped = append(skipped, count(unknown, "event of an unknown type", "events of unknown types"))
 		}
 		var s string
-		switch in.Format {
-		case string(recording.FormatEmpty):
+		switch {
+		case in.Format == string(recording.FormatEmpty):
 			s = "The input is empty: no line, no event"
-		case string(recording.FormatNDJSON):
+		case in.Format == string(recording.FormatNDJSON):
 			s = fmt.Sprintf("Read %s as %s", count(in.Lines, "line", "lines"), count(in.Events, "event", "events"))
+		case in.Error != "":
+			s = fmt.Sprintf("Read %s of %s document, holding %s, before it stopped", count(in.Lines, "line", "lines"), withArticle(displayFormat(in.Format)), count(in.Events, "event", "events"))
 		default:
 			s = fmt.Sprintf("Read %s document of %s holding %s", withArticle(displayFormat(in.Format)), count(in.Lines, "line", "lines"), count(in.Events, "event", "events"))
 		}

@@ -264,6 +264,10 @@ func TestGeneratedHostileInputs(t *testing.T) {
 			want: []string{"deep.json: line 1: nesting deeper than 100000 levels at byte offset", "(limit set by --max-nesting)"}},
 		{name: "nesting 200000 under a raised --max-nesting", setup: write("deep-ok.json", deepDoc(200_000)), args: []string{"--max-nesting", "300000"}, code: 3,
 			want: []string{"Read a recording document of 1 line holding 0 events"}},
+		// The line count of a document that stops is where it stopped,
+		// not how far the reader had read ahead of it.
+		{name: "malformed document", setup: write("broken.json", []byte("{\n  \"events\": [\n    {\"type\": \"agentfootprint.agent.turn_start\",\n     \"payload\": {}, \"meta\": {\"runId\": \"run-1\"}},\n    @\n  ]\n}\n")), code: 2,
+			want: []string{"broken.json: line 5: malformed JSON", "Read 5 lines of a recording document, holding 1 event, before it stopped"}},
 		{name: "deep line in a stream", setup: write("deep.jsonl", []byte(`{"type":"agentfootprint.agent.run_configured","payload":{},"meta":{"runId":"run-1"}}`+"\n"+
 			`{"type":"agentfootprint.x","payload":`+strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000)+`,"meta":{"runId":"run-1"}}`+"\n")),
 			code: 3, want: []string{"1 malformed.", "Problems: line 2: malformed: not valid JSON", "exceeded max depth"}},
