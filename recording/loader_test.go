@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -233,37 +234,64 @@ func TestStdinName(t *testing.T) {
 
 // TestRunsHandedOverWhileStreaming feeds a stream through a pipe and checks
 // that the first run reaches the callback before the second is written:
-// the loader does not wait for the end of the input.
+// the loader does not wait for the end of the input, through an in-process
+// pipe or an operating-system one, on one goroutine or several.
 func TestRunsHandedOverWhileStreaming(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(fixtureDir, "ndjson-two-runs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	pr, pw := io.Pipe()
-	first := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := LoadReader("pipe", pr, Options{}, func(r *Run) error {
-			select {
-			case first <- r.ID:
-			default:
+	pipes := []struct {
+		name string
+		open func(t *testing.T) (io.Reader, io.WriteCloser)
+	}{
+		{"io.Pipe", func(*testing.T) (io.Reader, io.WriteCloser) { return io.Pipe() }},
+		{"os.Pipe", func(t *testing.T) (io.Reader, io.WriteCloser) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		})
-		done <- err
-	}()
-	// The sniffer reads ahead until its window fills or the input ends, so
-	// pad the first run with blank lines up to the window.
-	pw.Write(bytes.Join(lines[:6], nil))
-	pw.Write(bytes.Repeat([]byte("\n"), sniffWindow))
-	if id := <-first; id != "run-1796025753133-1" {
-		t.Errorf("first run handed over = %q", id)
+			t.Cleanup(func() { pr.Close() })
+			return pr, pw
+		}},
 	}
-	pw.Write(bytes.Join(lines[6:], nil))
-	pw.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	for _, p := range pipes {
+		for _, workers := range []int{1, 2} {
+			pr, pw := p.open(t)
+			first := make(chan string, 1)
+			done := make(chan error, 1)
+			go func() {
+				_, err := LoadReader("pipe", pr, Options{Workers: workers}, func(r *Run) error {
+					select {
+					case first <- r.ID:
+					default:
+					}
+					return nil
+				})
+				done <- err
+			}()
+			// The sniffer reads ahead until its window fills or the input
+			// ends, so pad the first run with blank lines up to the window,
+			// before its last line (its ledger, which ends it): a reader
+			// that held that line back for a fuller batch would wait here.
+			pw.Write(bytes.Join(lines[:5], nil))
+			pw.Write(bytes.Repeat([]byte("\n"), sniffWindow))
+			pw.Write(lines[5])
+			select {
+			case id := <-first:
+				if id != "run-1796025753133-1" {
+					t.Errorf("%s, %d workers: first run handed over = %q", p.name, workers, id)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s, %d workers: the first run was not handed over while the writer waited", p.name, workers)
+			}
+			pw.Write(bytes.Join(lines[6:], nil))
+			pw.Close()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 

@@ -13,9 +13,12 @@ import (
 // lines into batches, decoder goroutines decode batches, and the loader's
 // own goroutine counts the results batch by batch in input order, exactly
 // as the serial loop does. Every Stats field, problem and run is therefore
-// the same with any number of decoders. At most two batches per decoder
+// the same with any number of decoders. At most three batches per decoder
 // are in flight, so memory stays flat: batches are bounded in lines and
-// bytes, except that a line longer than a batch travels alone.
+// bytes, except that a line longer than a batch travels alone. (Two were
+// too few: a batch holding one of a stream's long tool results keeps the
+// loader waiting while the reader, its queue full, waits on the loader,
+// and the other decoders run out of work.)
 //
 // The reading goroutine (decompression included) is the pipeline's one
 // serial stage, and it and the loader block and wake many times a second.
@@ -94,7 +97,7 @@ func (b *lineBatch) decode(d *eventDecoder, w where) {
 func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error {
 	decoders := l.opts.Workers + 1
 	maxLines, maxBytes := l.opts.batchLines, l.opts.batchBytes
-	inFlight := 2 * decoders
+	inFlight := 3 * decoders
 	order := make(chan *lineBatch, inFlight) // batches in input order
 	work := make(chan *lineBatch, inFlight)  // batches to decode
 	free := make(chan *lineBatch, inFlight+2)
@@ -143,10 +146,12 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 		cur := newBatch(1)
 		testHook("stream reader")
 		for {
-			// A partial batch is handed over rather than wait on a slow
-			// writer for the next line: the runs before it are not held
-			// back.
-			if len(cur.ends) > 0 && (len(cur.ends) >= maxLines || len(cur.buf) >= maxBytes || !lr.buffered()) {
+			// Unless the input is a regular file, a partial batch is
+			// handed over rather than wait on a slow writer for the next
+			// line: the runs before it are not held back. A file's batches
+			// are filled, as handing one over costs the pipeline more
+			// than decoding a few lines.
+			if len(cur.ends) > 0 && (len(cur.ends) >= maxLines || len(cur.buf) >= maxBytes || !src.regular && !lr.buffered()) {
 				if !send(cur) {
 					return
 				}

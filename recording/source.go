@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -44,6 +45,9 @@ type source struct {
 	in          *countReader // compressed (or raw) bytes consumed
 	out         *guardReader // decompressed bytes produced
 	bom         bool         // a UTF-8 byte-order mark was skipped
+	// regular is a regular file, whose reads never wait on a writer (a
+	// pipe's or a terminal's may, and any other reader's might).
+	regular bool
 
 	// A stream's lines are read on a goroutine of their own (see
 	// readNDJSONParallel), which the loader does not wait for when it
@@ -182,6 +186,10 @@ func isZstdSkippable(b []byte) bool {
 // error, so that the input's accounting can say it was compressed.
 func openSource(name string, r io.Reader, opts Options) (*source, error) {
 	s := &source{name: name, compression: "none", close: func() {}}
+	if f, ok := r.(*os.File); ok {
+		fi, err := f.Stat()
+		s.regular = err == nil && fi.Mode().IsRegular()
+	}
 	s.in = &countReader{r: r}
 	var magic [6]byte
 	n, err := io.ReadFull(s.in, magic[:])
