@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -75,9 +77,14 @@ func TestDocumentLinesWhereReadingStopped(t *testing.T) {
 		{Workers: 2, specMinSize: 1, specChunk: 4 << 10},
 	}
 	for _, tt := range tests {
+		// A file, so that the speculating validator runs where asked to.
+		path := filepath.Join(t.TempDir(), "doc.json")
+		if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		for _, opts := range modes {
 			opts.MaxEventsPerRun = tt.maxEvents
-			st, err := LoadReader("doc.json", bytes.NewReader(tt.data), opts, func(*Run) error { return nil })
+			st, err := Load(path, opts, func(*Run) error { return nil })
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("%s, workers %d: %v", tt.name, opts.Workers, err)
