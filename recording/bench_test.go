@@ -130,6 +130,24 @@ func BenchmarkLoadNDJSON(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadNDJSONLongLines loads a stream whose tool results are 8 MiB
+// each: every line is longer than the read buffer and is assembled.
+func BenchmarkLoadNDJSONLongLines(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"type":"agentfootprint.agent.run_configured","payload":{},"meta":{"runId":"run-1"}}` + "\n")
+	result := strings.Repeat("host h-042 status ok; ", 8<<20/22)
+	for i := range 8 {
+		fmt.Fprintf(&buf, `{"type":"agentfootprint.stream.tool_end","payload":{"toolCallId":"t%d","result":%q},"meta":{"runId":"run-1"}}`+"\n", i, result)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := LoadReader("bench", bytes.NewReader(data), Options{}, func(*Run) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkLoadNDJSONZstd(b *testing.B) {
 	var buf bytes.Buffer
 	if _, err := writeSynthetic(&buf, 16<<20); err != nil {

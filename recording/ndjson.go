@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // lineReader splits a stream into lines with bufio.Reader.ReadSlice, which
@@ -89,6 +90,13 @@ func (lr *lineReader) next() (line []byte, nl bool, err error) {
 			return nil, false, &errLineTooLong{lr.max}
 		}
 		frag, err = lr.br.ReadSlice('\n')
+		// Double the buffer when it is full: append alone grows a large
+		// slice by a quarter at a time, which copied a line of tens of
+		// megabytes a dozen times over, each copy holding up the
+		// garbage collector, which cannot stop a goroutine mid-copy.
+		if len(lr.long)+len(frag) > cap(lr.long) {
+			lr.long = slices.Grow(lr.long, max(len(frag), cap(lr.long)))
+		}
 		lr.long = append(lr.long, frag...)
 		switch err {
 		case nil:
