@@ -79,14 +79,15 @@ func loadModesStop(t *testing.T, name string, load func(opts Options, fn func(*R
 		o.Workers = 1
 		want = loadAll(stopAt, func(fn func(*Run) error) (*Stats, error) { return load(o, fn) })
 	})
-	for _, mode := range []struct{ workers, lines, bytes int }{
-		{1, 0, 0},
+	for _, mode := range []struct{ workers, lines, bytes, inFlight int }{
+		{1, 0, 0, 0},
 		// Small batches, so that small inputs cross several; tiny ones,
-		// so that most lines are longer than a batch and travel alone.
-		{2, 3, 0}, {3, 3, 0}, {2, 100, 200},
+		// so that most lines are longer than a batch and travel alone;
+		// and a byte budget that lets one batch at a time be in flight.
+		{2, 3, 0, 0}, {3, 3, 0, 0}, {2, 100, 200, 0}, {3, 2, 300, 1},
 	} {
 		o := opts
-		o.Workers, o.batchLines, o.batchBytes = mode.workers, mode.lines, mode.bytes
+		o.Workers, o.batchLines, o.batchBytes, o.inFlightBytes = mode.workers, mode.lines, mode.bytes, mode.inFlight
 		got := loadAll(stopAt, func(fn func(*Run) error) (*Stats, error) { return load(o, fn) })
 		if diff := cmp.Diff(want, got, rawEqual); diff != "" {
 			t.Errorf("%s, %+v: differs from the legacy codec (-legacy +jsonfast):\n%s", name, mode, diff)

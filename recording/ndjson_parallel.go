@@ -14,11 +14,13 @@ import (
 // own goroutine counts the results batch by batch in input order, exactly
 // as the serial loop does. Every Stats field, problem and run is therefore
 // the same with any number of decoders. At most three batches per decoder
-// are in flight, so memory stays flat: batches are bounded in lines and
-// bytes, except that a line longer than a batch travels alone. (Two were
-// too few: a batch holding one of a stream's long tool results keeps the
-// loader waiting while the reader, its queue full, waits on the loader,
-// and the other decoders run out of work.)
+// are in flight, and at most Options.inFlightBytes of them unless a single
+// batch is larger, so memory stays flat: batches are bounded in lines and
+// bytes, except that a line longer than a batch travels alone, and a
+// stream of very long lines holds one or two of them at a time. (Two
+// batches per decoder were too few: a batch holding one of a stream's
+// long tool results keeps the loader waiting while the reader, its queue
+// full, waits on the loader, and the other decoders run out of work.)
 //
 // The reading goroutine (decompression included) is the pipeline's one
 // serial stage, and it and the loader block and wake many times a second.
@@ -34,7 +36,58 @@ const (
 	// maxKeptBatchBytes is the largest batch buffer kept for reuse, so
 	// one huge line does not pin its memory for the rest of the stream.
 	maxKeptBatchBytes = 2 << 20
+	// defaultInFlightBytes is Options.inFlightBytes by default: about
+	// twice what full batches fill the queues with.
+	defaultInFlightBytes = 16 << 20
 )
+
+// byteBudget counts the buffer bytes of the batches in flight: the reader
+// takes before it hands a batch over, the loader gives back when it is
+// done with one.
+type byteBudget struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	limit  int
+	used   int
+	halted bool
+}
+
+func newByteBudget(limit int) *byteBudget {
+	b := &byteBudget{limit: limit}
+	b.cond.L = &b.mu
+	return b
+}
+
+// take waits until n more bytes fit, or nothing is in flight (a batch
+// larger than the whole budget goes alone). It reports false once the
+// loader has stopped.
+func (b *byteBudget) take(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.used > 0 && b.used+n > b.limit && !b.halted {
+		b.cond.Wait()
+	}
+	if b.halted {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) give(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Signal()
+}
+
+// halt wakes a waiting take for good: the loader will give nothing back.
+func (b *byteBudget) halt() {
+	b.mu.Lock()
+	b.halted = true
+	b.mu.Unlock()
+	b.cond.Signal()
+}
 
 // lineBatch is consecutive lines of a stream with their decoded results.
 type lineBatch struct {
@@ -42,6 +95,7 @@ type lineBatch struct {
 	buf      []byte // the lines, without newlines, back to back
 	ends     []int  // end of each line in buf
 	lastNoNL bool   // the last line had no newline (the end of the input)
+	charged  int    // what the batch took from the byte budget
 	res      []lineResult
 	// err is a failure to read the line after the batch's lines, line
 	// errLine; it ends the stream.
@@ -102,6 +156,12 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 	work := make(chan *lineBatch, inFlight)  // batches to decode
 	free := make(chan *lineBatch, inFlight+2)
 	stop := make(chan struct{})
+	budget := newByteBudget(l.opts.inFlightBytes)
+	// halt tells the reader to stop, wherever it waits.
+	halt := func() {
+		close(stop)
+		budget.halt()
+	}
 	// A panic on the pipeline's goroutines (a bug) is raised again here,
 	// on the loader's goroutine; see relay.
 	var pan relay.Panic
@@ -126,6 +186,10 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 		}
 		// send hands b to the loader and the workers; false means stop.
 		send := func(b *lineBatch) bool {
+			b.charged = cap(b.buf)
+			if !budget.take(b.charged) {
+				return false
+			}
 			select {
 			case order <- b:
 			case <-stop:
@@ -201,7 +265,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 	for b := range order {
 		<-b.done
 		if pan.Caught() {
-			close(stop)
+			halt()
 			pan.Rethrow()
 		}
 		for i := range b.res {
@@ -210,16 +274,17 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 				// The reader may be waiting on a slow writer: do not wait
 				// for it. It stops at its next batch, and closes the
 				// source if the loader has let go of it by then.
-				close(stop)
+				halt()
 				return err
 			}
 		}
 		if b.err != nil {
 			err := l.lineError(src, b.err, b.errLine)
-			close(stop)
+			halt()
 			return err
 		}
 		clear(b.res) // the runs own the events now
+		budget.give(b.charged)
 		select {
 		case free <- b:
 		default:

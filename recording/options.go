@@ -47,9 +47,11 @@ type Options struct {
 	PayloadFilter func(first *Event) func(typ string) bool
 
 	// batchLines and batchBytes bound one batch of lines handed to a
-	// worker (defaults 256 lines, 1 MiB); tests make them small.
-	batchLines int
-	batchBytes int
+	// worker (defaults 256 lines, 1 MiB), and inFlightBytes the batches
+	// of a stream in flight (default 16 MiB); tests make them small.
+	batchLines    int
+	batchBytes    int
+	inFlightBytes int
 	// specMinSize and specChunk are the smallest document the speculator
 	// runs on and its chunk size (defaults specMinSize, specChunk); tests
 	// make them small.
@@ -92,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.batchBytes <= 0 {
 		o.batchBytes = defaultBatchBytes
+	}
+	if o.inFlightBytes <= 0 {
+		o.inFlightBytes = defaultInFlightBytes
 	}
 	if o.specMinSize <= 0 {
 		o.specMinSize = specMinSize
