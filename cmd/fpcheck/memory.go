@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -18,10 +19,12 @@ const softMemoryLimit = 80 << 20
 // back, on up to half the CPU (its limiter's cap). Runs whose checks read
 // many payloads (every check armed, long tool results) keep that much
 // live, and a 1 GiB stream of them took half as long again under a fixed
-// 80 MiB. So after each run the limit becomes at least half as much again
-// as the live heap. It is not lowered when a run ends: the next run of a
-// stream grows back to the same size, and below the limit the collector
-// keeps to its usual goal of twice the live heap anyway.
+// 80 MiB; a stream of 30 MB tool results took four times as long, the
+// collector spinning to stop goroutines that were copying those lines. So
+// after each collection the limit becomes at least half as much again as
+// the live heap. It is not lowered when the live heap shrinks: the next
+// run of a stream grows back to the same size, and below the limit the
+// collector keeps to its usual goal of twice the live heap anyway.
 type memoryLimit struct {
 	mu      sync.Mutex
 	on      bool
@@ -40,24 +43,43 @@ func (m *memoryLimit) start() {
 	m.current = softMemoryLimit
 	m.live[0].Name = "/gc/heap/live:bytes"
 	debug.SetMemoryLimit(softMemoryLimit)
+	m.afterNextGC()
 }
 
-// adapt raises the limit after a run, when it has to rise by more than an
-// eighth: setting it stops the world, and a stream may hold many runs.
-func (m *memoryLimit) adapt() {
-	if !m.on {
-		return
-	}
+// gcSentinel is garbage as soon as it is made; its finalizer runs once
+// the collector has found that out, which is after each collection. (A
+// pointer-sized object would be a tiny allocation, which may share its
+// block, and its finalizer, with others.)
+type gcSentinel struct{ _ [32]byte }
+
+// afterNextGC calls adapt after the next collection, and again after each
+// one after it while the limit is on: the runtime offers no other hook on
+// a collection.
+func (m *memoryLimit) afterNextGC() {
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		if m.adapt() {
+			m.afterNextGC()
+		}
+	})
+}
+
+// adapt raises the limit, when it has to rise by more than an eighth
+// (setting it stops the world). It reports whether the limit is on.
+func (m *memoryLimit) adapt() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !m.on {
+		return false
+	}
 	metrics.Read(m.live[:])
 	if m.live[0].Value.Kind() != metrics.KindUint64 {
-		return
+		return true
 	}
 	if next, ok := raisedLimit(m.current, int64(m.live[0].Value.Uint64())); ok {
 		debug.SetMemoryLimit(next)
 		m.current = next
 	}
+	return true
 }
 
 // raisedLimit is the soft limit to set for a live heap of live bytes

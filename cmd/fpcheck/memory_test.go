@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
 
 func TestRaisedLimit(t *testing.T) {
 	const mib = 1 << 20
@@ -23,4 +29,43 @@ func TestRaisedLimit(t *testing.T) {
 				tt.name, tt.current/mib, tt.live/mib, got/mib, set, tt.want/mib, tt.set)
 		}
 	}
+}
+
+// TestLimitFollowsTheLiveHeap: the soft limit rises after a collection
+// that finds more live than it allows for, without waiting for a run to
+// end.
+func TestLimitFollowsTheLiveHeap(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	m := &memoryLimit{}
+	m.start()
+	defer func() {
+		m.mu.Lock()
+		m.on = false
+		m.mu.Unlock()
+	}()
+	live := make([][]byte, 0, 96)
+	for range 96 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		m.mu.Lock()
+		current := m.current
+		m.mu.Unlock()
+		if current > softMemoryLimit {
+			if got := debug.SetMemoryLimit(-1); got != current {
+				t.Errorf("the runtime's limit is %d, the recorded one %d", got, current)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the limit stayed at %d MiB with %d MiB live", current>>20, len(live))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	runtime.KeepAlive(live)
 }

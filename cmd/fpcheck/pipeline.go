@@ -192,5 +192,4 @@ func (p *pipeline) fold(rr *report.RunResult, prep *replay.Prepared) {
 		rr.CheckerDead = dead.Error()
 	}
 	rr.Replayed = replayed
-	memLimit.adapt()
 }
