@@ -46,7 +46,9 @@ func (l *loader) readDocument(src *source) error {
 	w := &docWalker{l: l, src: src}
 	l.split.holdLast = true
 	s := newScanner(src.br, l.opts.MaxNesting)
-	s.spec = l.spec
+	if l.spec != nil {
+		s.spec, s.skip = l.spec, src.skip
+	}
 	w.outer = s
 	err := w.top(s)
 	if err == nil {

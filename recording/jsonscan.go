@@ -40,8 +40,10 @@ type scanner struct {
 
 	js jsonfast.Scanner // skipValue's validator, kept for its depth stack
 	// spec, when set, has validated parts of the input ahead of the
-	// scanner (see speculator).
+	// scanner (see speculator), and skip moves the input n bytes on
+	// without reading them, newlines of them being newlines.
 	spec *speculator
+	skip func(n, newlines int64) error
 	// legacy selects the byte-at-a-time skipValue (see legacyCodec).
 	legacy bool
 }

@@ -46,8 +46,10 @@ type source struct {
 	out         *guardReader // decompressed bytes produced
 	bom         bool         // a UTF-8 byte-order mark was skipped
 	// regular is a regular file, whose reads never wait on a writer (a
-	// pipe's or a terminal's may, and any other reader's might).
+	// pipe's or a terminal's may, and any other reader's might); file is
+	// that file.
 	regular bool
+	file    *os.File
 
 	// A stream's lines are read on a goroutine of their own (see
 	// readNDJSONParallel), which the loader does not wait for when it
@@ -188,7 +190,9 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 	s := &source{name: name, compression: "none", close: func() {}}
 	if f, ok := r.(*os.File); ok {
 		fi, err := f.Stat()
-		s.regular = err == nil && fi.Mode().IsRegular()
+		if s.regular = err == nil && fi.Mode().IsRegular(); s.regular {
+			s.file = f
+		}
 	}
 	s.in = &countReader{r: r}
 	var magic [6]byte
@@ -253,6 +257,30 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 	s.format = f
 	s.out.noLines = f == FormatNDJSON
 	return s, nil
+}
+
+// skip moves an uncompressed regular file n bytes on without reading them,
+// as if they had been read, newlines of them being newlines: the bytes the
+// read buffer holds are dropped and the file is sought past the rest.
+func (s *source) skip(n, newlines int64) error {
+	if s.file == nil || s.compression != "none" {
+		return &InputError{Path: s.name, Err: errors.New("internal: only an uncompressed file can be skipped through")}
+	}
+	held := min(n, int64(s.br.Buffered()))
+	b, _ := s.br.Peek(int(held))
+	newlines -= int64(bytes.Count(b, newline)) // counted as they were read
+	s.br.Discard(int(held))
+	rest := n - held
+	if rest == 0 {
+		return nil
+	}
+	if _, err := s.file.Seek(rest, io.SeekCurrent); err != nil {
+		return s.readError(err, s.out.n)
+	}
+	s.in.n += rest
+	s.out.n += rest
+	s.out.newlines += newlines
+	return nil
 }
 
 func (s *source) withCompression(c string) *source {

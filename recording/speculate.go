@@ -2,8 +2,6 @@ package recording
 
 import (
 	"bytes"
-	"errors"
-	"hash/maphash"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -21,10 +19,11 @@ import (
 // chunk with jsonfast.Speculate. When the walker, validating a value it
 // skips, reaches the start of a summarized chunk, the validator takes the
 // summary over if its assumptions hold (jsonfast's Apply) and the walker
-// only passes the chunk's bytes, counting their lines and checking that
-// they are the bytes the speculator read. Anything else is validated as
-// usual, so every answer, error and position is that of validating every
-// byte in order.
+// skips the chunk: it drops what it has of it and seeks the file past the
+// rest, taking the chunk's line count from the summary. Anything else is
+// validated as usual, so every answer, error and position is that of
+// validating every byte in order; each byte of the file is validated once,
+// as the goroutine that validated it read it.
 
 // Speculation sizes (a loader's Options may shrink them in tests).
 const (
@@ -33,15 +32,11 @@ const (
 	specLookAhead = 64 << 10 // read past a chunk, for Speculate's look past a comma
 )
 
-// errFileChanged is what passing a chunk finds when its bytes are not
-// those the speculator validated.
-var errFileChanged = errors.New("the file changed while it was read: a part of it differs from what was read of it a moment before")
-
 // specChunkSum is one summarized chunk. start is a scanner offset.
 type specChunkSum struct {
 	start int64
 	sum   jsonfast.ChunkSummary
-	hash  uint64
+	lines int64 // newlines in the chunk
 }
 
 type speculator struct {
@@ -50,7 +45,6 @@ type speculator struct {
 	from  int64 // scanner offset where speculation starts
 	size  int64 // scanner bytes in all
 	chunk int
-	seed  maphash.Seed
 
 	mu     sync.Mutex
 	chunks []specChunkSum // in offset order
@@ -70,7 +64,7 @@ type speculator struct {
 // from there.
 func newSpeculator(r io.ReaderAt, base, size int64, chunk int) *speculator {
 	sp := &speculator{r: r, base: base, from: size * 30 / 100, size: size, chunk: chunk,
-		seed: maphash.MakeSeed(), stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{})}
 	go sp.run()
 	return sp
 }
@@ -124,7 +118,7 @@ func (sp *speculator) run() {
 			return // the end of the file, or no point to cut at
 		}
 		if sum, ok := jsonfast.Speculate(w, end); ok {
-			c := specChunkSum{start: at, sum: sum, hash: maphash.Bytes(sp.seed, w[:end])}
+			c := specChunkSum{start: at, sum: sum, lines: int64(bytes.Count(w[:end], newline))}
 			sp.mu.Lock()
 			sp.chunks = append(sp.chunks, c)
 			sp.mu.Unlock()
@@ -155,27 +149,23 @@ func (sp *speculator) advance() {
 	sp.mu.Unlock()
 }
 
-// pass moves the scanner over the chunk c, whose summary its validator has
-// just taken over: the bytes are counted for line numbers and checked to
-// be the ones the speculator validated.
+// pass moves the scanner past the chunk c, whose summary its validator
+// has just taken over: the part of it already read is dropped, and the
+// source skips the rest unread.
 func (s *scanner) pass(c *specChunkSum) error {
-	var h maphash.Hash
-	h.SetSeed(s.spec.seed)
-	for rest := c.sum.Len(); rest > 0; {
-		if s.pos == s.end && !s.ensure(1) {
-			if s.err != nil {
-				return s.err
-			}
-			return errFileChanged
+	n := int64(c.sum.Len())
+	held := min(int64(s.end-s.pos), n)
+	rest := n - held
+	if rest > 0 {
+		unread := c.lines - int64(bytes.Count(s.buf[s.pos:s.end], newline))
+		if err := s.skip(rest, unread); err != nil {
+			return err
 		}
-		b := s.buf[s.pos:min(s.end, s.pos+rest)]
-		s.lines += int64(bytes.Count(b, newline))
-		h.Write(b)
-		s.pos += len(b)
-		rest -= len(b)
+		s.base += int64(s.end) + rest
+		s.pos, s.end = 0, 0
+	} else {
+		s.pos += int(held)
 	}
-	if h.Sum64() != c.hash {
-		return errFileChanged
-	}
+	s.lines += c.lines
 	return nil
 }

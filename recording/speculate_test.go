@@ -2,8 +2,8 @@ package recording
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -45,13 +45,22 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 	if _, err := synth.WriteRecordingJSON(&rec, synth.Config{Iterations: 12, ToolResultBytes: 2048, Evictions: true, Findings: true, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
-	base := rec.Bytes()
+	// With a line break between elements too, so that line numbers after
+	// skipped chunks count. (Speculation needs an opening brace right
+	// before a key to start a chunk at: a document indented throughout
+	// is validated without it.)
+	lined := linedJSON(rec.Bytes())
 	dir := t.TempDir()
 	spec := Options{Workers: 2, specMinSize: 1, specChunk: 4 << 10}
 	plain := Options{Workers: 1}
 	rng := rand.New(rand.NewPCG(3, 4))
 	taken := 0
-	for k := 0; k < 40; k++ {
+	for n := range 80 {
+		k := n % 40
+		base := rec.Bytes()
+		if n >= 40 {
+			base = lined
+		}
 		b := bytes.Clone(base)
 		name := "whole"
 		if k > 0 {
@@ -69,7 +78,10 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 			}
 			name = fmt.Sprintf("damaged %d at %d", k, i)
 		}
-		path := filepath.Join(dir, fmt.Sprintf("rec-%d.json", k))
+		if n >= 40 {
+			name = "lined, " + name
+		}
+		path := filepath.Join(dir, fmt.Sprintf("rec-%d.json", n))
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -87,41 +99,65 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 	}
 }
 
-// TestSpeculationNoticesChangedBytes: when the bytes the walker passes are
-// not the ones the speculator validated (the file changed under the
-// reader), the load stops with an error instead of trusting them.
-func TestSpeculationNoticesChangedBytes(t *testing.T) {
-	var rec bytes.Buffer
-	if _, err := synth.WriteRecordingJSON(&rec, synth.Config{Iterations: 12, ToolResultBytes: 2048, Seed: 5}); err != nil {
+// linedJSON breaks the line between the elements of every array of
+// objects in compact JSON.
+func linedJSON(b []byte) []byte {
+	return bytes.ReplaceAll(b, []byte("},{"), []byte("},\n{"))
+}
+
+// TestSpeculationSkipsChunks walks a lined recording whose chunks the
+// speculator has all summarized: the walker takes them over and skips
+// them unread, and its offset and line count, and the source's, come out
+// as reading every byte gives them.
+func TestSpeculationSkipsChunks(t *testing.T) {
+	var rec, doc bytes.Buffer
+	if _, err := synth.WriteRecordingJSON(&rec, synth.Config{Iterations: 30, ToolResultBytes: 2048, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
-	read := rec.Bytes()
-	seen := bytes.Clone(read)
-	// Change one letter inside a string in the last third: both versions
-	// are valid JSON, only their bytes differ.
-	i := bytes.LastIndex(seen[:len(seen)*9/10], []byte("host"))
-	if i < len(seen)/2 {
-		t.Fatal("no string to change in the last half")
+	doc.Write(linedJSON(rec.Bytes()))
+	doc.WriteByte('\n')
+	if n := bytes.Count(doc.Bytes(), newline); n < 1000 {
+		t.Fatalf("the document has %d lines; the test wants many", n)
 	}
-	seen[i] = 'H'
-	sp := newSpeculator(bytes.NewReader(seen), 0, int64(len(seen)), 4<<10)
+	path := filepath.Join(t.TempDir(), "rec.json")
+	if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	src, err := openSource(path, f, Options{}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int64(doc.Len())
+	// Chunks about as long as a read, so that most of each is not read
+	// yet when the walker comes to it.
+	sp := newSpeculator(f, 0, size, 96<<10)
 	defer sp.close()
 	<-sp.done // every chunk is summarized before the walker starts
-	s := newScanner(bytes.NewReader(read), defaultMaxNesting)
-	s.spec = sp
-	if err := s.skipValue(); !errors.Is(err, errFileChanged) {
-		t.Fatalf("skipping the changed document: %v, want %v", err, errFileChanged)
+	s := newScanner(src.br, defaultMaxNesting)
+	var skipped int64
+	s.spec, s.skip = sp, func(n, newlines int64) error {
+		skipped += n
+		return src.skip(n, newlines)
 	}
-	// The same bytes on both sides pass.
-	sp2 := newSpeculator(bytes.NewReader(read), 0, int64(len(read)), 4<<10)
-	defer sp2.close()
-	<-sp2.done
-	s2 := newScanner(bytes.NewReader(read), defaultMaxNesting)
-	s2.spec = sp2
-	if err := s2.skipValue(); err != nil {
-		t.Fatalf("skipping the unchanged document: %v", err)
+	if err := s.skipValue(); err != nil {
+		t.Fatal(err)
 	}
-	if sp2.next == 0 {
-		t.Fatal("no chunk was taken over")
+	if sp.next == 0 || skipped < size/4 {
+		t.Fatalf("%d chunks taken over, %d of %d bytes skipped unread", sp.next, skipped, size)
+	}
+	end := int64(bytes.LastIndexByte(doc.Bytes(), '}') + 1)
+	if s.offset() != end || s.lines != int64(bytes.Count(doc.Bytes()[:end], newline)) {
+		t.Errorf("after the document: offset %d, %d lines; want %d, %d", s.offset(), s.lines, end, bytes.Count(doc.Bytes()[:end], newline))
+	}
+	if _, err := io.Copy(io.Discard, src.br); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := src.documentLines(), int64(bytes.Count(doc.Bytes(), newline)); got != want || src.out.n != size {
+		t.Errorf("the source read %d bytes in %d lines; want %d in %d", src.out.n, got, size, want)
 	}
 }
