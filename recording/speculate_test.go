@@ -2,6 +2,7 @@ package recording
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -45,22 +46,23 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 	if _, err := synth.WriteRecordingJSON(&rec, synth.Config{Iterations: 12, ToolResultBytes: 2048, Evictions: true, Findings: true, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
-	// With a line break between elements too, so that line numbers after
-	// skipped chunks count. (Speculation needs an opening brace right
-	// before a key to start a chunk at: a document indented throughout
-	// is validated without it.)
-	lined := linedJSON(rec.Bytes())
+	// With a line break between elements, and indented throughout as a
+	// format C envelope is, so that line numbers after skipped chunks
+	// count.
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, rec.Bytes(), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	docs := [][]byte{rec.Bytes(), linedJSON(rec.Bytes()), indented.Bytes()}
+	kinds := []string{"", "lined, ", "indented, "}
 	dir := t.TempDir()
 	spec := Options{Workers: 2, specMinSize: 1, specChunk: 4 << 10}
 	plain := Options{Workers: 1}
 	rng := rand.New(rand.NewPCG(3, 4))
 	taken := 0
-	for n := range 80 {
+	for n := range 40 * len(docs) {
 		k := n % 40
-		base := rec.Bytes()
-		if n >= 40 {
-			base = lined
-		}
+		base := docs[n/40]
 		b := bytes.Clone(base)
 		name := "whole"
 		if k > 0 {
@@ -78,9 +80,7 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 			}
 			name = fmt.Sprintf("damaged %d at %d", k, i)
 		}
-		if n >= 40 {
-			name = "lined, " + name
-		}
+		name = kinds[n/40] + name
 		path := filepath.Join(dir, fmt.Sprintf("rec-%d.json", n))
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)

@@ -102,8 +102,10 @@ func (c *ChunkSummary) Len() int { return c.n }
 
 // SafePoint returns the index of the first value start at or after from
 // that cannot be inside a string of valid JSON, or -1: an opening brace
-// followed by a quote and a letter or underscore. Inside a string that
-// quote would end the string, and a letter cannot follow a string.
+// followed by a quote and a letter or underscore, or by a raw line break or
+// tab. Inside a string that quote would end the string, and a letter cannot
+// follow a string; a raw line break or tab cannot be inside a string at
+// all. (The second kind is what an indented document has.)
 func SafePoint(b []byte, from int) int {
 	for i := max(from, 0); i+2 < len(b); i++ {
 		j := bytes.IndexByte(b[i:len(b)-2], '{')
@@ -111,6 +113,9 @@ func SafePoint(b []byte, from int) int {
 			return -1
 		}
 		i += j
+		if c := b[i+1]; c == '\n' || c == '\r' || c == '\t' {
+			return i
+		}
 		if b[i+1] == '"' {
 			if c := b[i+2] | 0x20; 'a' <= c && c <= 'z' || b[i+2] == '_' {
 				return i

@@ -2,6 +2,7 @@ package jsonfast
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -72,16 +73,31 @@ func compareChunked(t *testing.T, name string, b []byte, every, maxDepth int) in
 // shapes built to trip the assumptions.
 func TestSpeculatedChunksScanAsPlain(t *testing.T) {
 	_, rec := benchData()
-	applied := 0
-	for _, every := range []int{1, 17, 300, 4096, 65536} {
-		applied += compareChunked(t, "recording", rec, every, 0)
+	// Indented as a format C envelope is: its chunks start at a brace
+	// before a line break.
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, rec, "", "  "); err != nil {
+		t.Fatal(err)
 	}
-	if applied == 0 {
-		t.Fatal("no chunk was ever taken over")
+	for _, doc := range []struct {
+		name string
+		b    []byte
+	}{{"recording", rec}, {"indented recording", indented.Bytes()}} {
+		applied := 0
+		for _, every := range []int{1, 17, 300, 4096, 65536} {
+			applied += compareChunked(t, doc.name, doc.b, every, 0)
+		}
+		if applied == 0 {
+			t.Fatalf("%s: no chunk was ever taken over", doc.name)
+		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for k := 0; k < 300; k++ {
-		b := bytes.Clone(rec[:min(len(rec), 1<<16)])
+	for k := 0; k < 600; k++ {
+		src := rec
+		if k%2 == 1 {
+			src = indented.Bytes()
+		}
+		b := bytes.Clone(src[:min(len(src), 1<<16)])
 		for m := rng.IntN(3); m >= 0; m-- {
 			i := rng.IntN(len(b))
 			switch rng.IntN(4) {
@@ -108,6 +124,11 @@ func TestSpeculatedChunksScanAsPlain(t *testing.T) {
 		`{"a":{"b":1}]`,
 		`[{"a":1},"s":{"b":2}]`,
 		`{"a":{"b":1},{"c":2}}`,
+		"{\n  \"a\": {\n    \"b\": [\n      {\n        \"c\": \"{\\n\"\n      }\n    ]\n  }\n}",
+		"{\r\n \"a\":{\t\"b\":1},\r\n \"c\":[{\n}]}",
+		// A raw line break after a brace inside a string: not JSON.
+		"[{\n\"a\":1},{\"b\":\"x{\ny\"},{\n\"c\":2}]",
+		"{\"a\":\"{\n\",\"b\":{\n\"c\":1}}",
 	}
 	for _, sh := range shapes {
 		for every := 1; every < len(sh); every++ {
@@ -121,6 +142,7 @@ func TestSpeculatedChunksScanAsPlain(t *testing.T) {
 func FuzzSpeculatedChunks(f *testing.F) {
 	f.Add([]byte(`[{"a":1},{"b":[{"c":2},{"d":{"e":[]}}]},{"f":"}"}]`), 3)
 	f.Add([]byte(`{"x":[{"a":1},{"b":2}],"y":{"z":[{"q":"{\"r\":1}"}]}}`), 5)
+	f.Add([]byte("{\n  \"a\": [\n    {\n      \"b\": \"{\\n\"\n    }\n  ]\n}"), 4)
 	f.Fuzz(func(t *testing.T, b []byte, every int) {
 		if every <= 0 || every > 1<<16 {
 			every = 1
