@@ -197,3 +197,25 @@ func TestLongNumbersKeepTheirDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestScalarTextsReadAsText: an answer or a tool result that is a bare JSON
+// number or string is read as text on both sides, as an object or array is
+// read structurally on both: the same text grounds itself either way.
+func TestScalarTextsReadAsText(t *testing.T) {
+	for _, tc := range []struct{ result, answer, want string }{
+		{"1000E0", "1000E0", "1000e0"},
+		{`{"reading":1000E0}`, `[1000E0]`, "1000"},
+		{`"fc1/3 at 41,200"`, `"fc1/3 at 41,200"`, "fc1/3"},
+		{"12345", "12345", "12345"},
+	} {
+		g := NewGroundingIndex(Frame{Source: "t", Messages: []Message{{Role: RoleUser, Content: "q"}, {Role: RoleTool, Content: tc.result}}})
+		vs, _ := ExtractValues(tc.answer, 4)
+		if len(vs) == 0 || vs[0].Value != tc.want {
+			t.Errorf("ExtractValues(%q) = %+v, want first value %q", tc.answer, vs, tc.want)
+			continue
+		}
+		if r := g.Read(vs); len(r.Ungrounded) > 0 {
+			t.Errorf("%q: %q ungrounded in %q", tc.answer, r.Ungrounded, tc.result)
+		}
+	}
+}

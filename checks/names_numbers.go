@@ -285,9 +285,11 @@ func lookupForms(v string) []string {
 
 // ExtractValues returns the distinct values an answer states, in the order
 // they first appear, and how many tokens past MaxAnswerTokens were never
-// read. An answer that parses as JSON is read by its values (string leaves
-// tokenised, numbers as written), never by its field names; any other
-// answer is read as text.
+// read. An answer that is a JSON object or array is read by its values
+// (string leaves tokenised, numbers as written), never by its field names;
+// any other answer is read as text, a bare JSON number or string included,
+// as the grounding index reads a tool result: "1000E0" is one token on
+// both sides, not the number 1000 on one.
 func ExtractValues(answer string, minDigits int) (values []AnswerValue, unread int) {
 	if minDigits < 1 {
 		minDigits = DefaultMinDigits
@@ -315,10 +317,8 @@ func ExtractValues(answer string, minDigits int) (values []AnswerValue, unread i
 		}
 		return true
 	}
-	if n, err := parseJSONText(strings.TrimSpace(answer)); err == nil && n.kind != 's' {
+	if n, ok := parseJSONContainer(answer); ok {
 		walkValues(n, emit)
-	} else if err == nil {
-		tokenize(n.str, emit)
 	} else {
 		tokenize(answer, emit)
 	}
@@ -449,14 +449,23 @@ func (g *GroundingIndex) addText(text string) {
 // looked_for; that field is left out, or a failed lookup would ground the
 // very value it failed to find.
 func (g *GroundingIndex) indexResult(content string) {
-	trimmed := strings.TrimSpace(content)
-	if strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[") {
-		if n, err := parseJSONText(trimmed); err == nil {
-			g.walk(n)
-			return
-		}
+	if n, ok := parseJSONContainer(content); ok {
+		g.walk(n)
+		return
 	}
 	g.addText(content)
+}
+
+// parseJSONContainer parses a text that is a JSON object or array, the one
+// kind of text answers and tool results are read structurally as. Any
+// other text, or one that does not parse, is read as text.
+func parseJSONContainer(text string) (*jsonNode, bool) {
+	trimmed := strings.TrimSpace(text)
+	if !strings.HasPrefix(trimmed, "{") && !strings.HasPrefix(trimmed, "[") {
+		return nil, false
+	}
+	n, err := parseJSONText(trimmed)
+	return n, err == nil
 }
 
 func (g *GroundingIndex) walk(n *jsonNode) {
