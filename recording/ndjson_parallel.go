@@ -215,7 +215,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 			// line: the runs before it are not held back. A file's batches
 			// are filled, as handing one over costs the pipeline more
 			// than decoding a few lines.
-			if len(cur.ends) > 0 && (len(cur.ends) >= maxLines || len(cur.buf) >= maxBytes || !src.regular && !lr.buffered()) {
+			if len(cur.ends) > 0 && (len(cur.ends) >= maxLines || len(cur.buf) >= maxBytes || src.file == nil && !lr.buffered()) {
 				if !send(cur) {
 					return
 				}

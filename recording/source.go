@@ -45,11 +45,10 @@ type source struct {
 	in          *countReader // compressed (or raw) bytes consumed
 	out         *guardReader // decompressed bytes produced
 	bom         bool         // a UTF-8 byte-order mark was skipped
-	// regular is a regular file, whose reads never wait on a writer (a
-	// pipe's or a terminal's may, and any other reader's might); file is
-	// that file.
-	regular bool
-	file    *os.File
+	// file is the input when it is a regular file, whose reads never wait
+	// on a writer (a pipe's or a terminal's may, and any other reader's
+	// might); nil otherwise.
+	file *os.File
 
 	// A stream's lines are read on a goroutine of their own (see
 	// readNDJSONParallel), which the loader does not wait for when it
@@ -189,8 +188,7 @@ func isZstdSkippable(b []byte) bool {
 func openSource(name string, r io.Reader, opts Options) (*source, error) {
 	s := &source{name: name, compression: "none", close: func() {}}
 	if f, ok := r.(*os.File); ok {
-		fi, err := f.Stat()
-		if s.regular = err == nil && fi.Mode().IsRegular(); s.regular {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			s.file = f
 		}
 	}
