@@ -640,9 +640,13 @@ func jobsRow(o options, in inputs, dir string) (row, string) {
 // shared with other work, or that runs one busy core faster than two,
 // both show less than 2×, and (d) can be expected between them.
 
+// machineKind is a kind of work of the machine check: its name on the
+// command line and what the note calls it.
+type machineKind struct{ name, what string }
+
 // machineKinds are the machine check's kinds of work, in the order the
 // note lists them.
-var machineKinds = []struct{ name, what string }{
+var machineKinds = []machineKind{
 	{"spin", "a loop that touches no memory"},
 	{"read", "reading the recordings (128 KiB reads, quotes counted)"},
 }
@@ -689,7 +693,7 @@ func countQuotes(path string) (uint64, error) {
 // machineWork does one kind of work split over threads goroutines: the
 // loop in equal parts, the files handed out one by one as -j does.
 func machineWork(kind string, threads int, files []string) error {
-	if kind != "spin" && kind != "read" {
+	if !slices.ContainsFunc(machineKinds, func(k machineKind) bool { return k.name == kind }) {
 		return fmt.Errorf("unknown kind of work %q", kind)
 	}
 	var wg sync.WaitGroup
