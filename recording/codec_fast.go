@@ -91,6 +91,9 @@ type eventDecoder struct {
 		raw  []byte
 		list []string
 	}
+	// shape is the layout of the last meta object decoded member by
+	// member (see metaShape).
+	shape metaShape
 
 	// The payload's schema fields, collected while the payload is
 	// validated (see payloadHook): fieldsOf is the schema they were
@@ -216,50 +219,65 @@ func (d *eventDecoder) payloadHook(n int, obj []byte, i, maxDepth int, out [][]b
 }
 
 // decodeMeta decodes a meta object without repeated keys whose members all
-// have the JSON types of Meta's fields; ok is false otherwise.
+// have the JSON types of Meta's fields; ok is false otherwise. raw has been
+// validated with the rest of the line.
 func (d *eventDecoder) decodeMeta(raw []byte, m *Meta) bool {
+	if ok, matched := d.decodeMetaShaped(raw, m); matched {
+		return ok
+	}
+	d.shape.valid = false
+	*m = Meta{}
 	dup, err := metaPicker.Pick(raw, d.meta[:], d.metaN[:])
 	if err != nil || dup {
 		return false
 	}
-	for i, v := range d.meta {
-		if v == nil {
-			continue // absent, or a null that leaves the field zero
-		}
-		ok := true
-		switch i {
-		case metaWallClock:
-			m.WallClockMs, ok = jsonfast.Number(v)
-		case metaRunOffset:
-			m.RunOffsetMs, ok = jsonfast.Number(v)
-		case metaStage:
-			m.RuntimeStageID, ok = stringValue(v, &d.lastStage)
-		case metaSubflow:
-			m.SubflowPath, ok = d.stringList(0, v)
-		case metaComposition:
-			m.CompositionPath, ok = d.stringList(1, v)
-		case metaRunID:
-			m.RunID, ok = stringValue(v, &d.lastRun)
-		case metaSession:
-			m.SessionID, ok = stringValue(v, nil)
-		case metaPrincipal:
-			m.Principal, ok = stringValue(v, nil)
-		case metaTenant:
-			m.Tenant, ok = stringValue(v, nil)
-		case metaTrace:
-			m.TraceID, ok = stringValue(v, nil)
-		case metaCorrelation:
-			m.CorrelationID, ok = stringValue(v, nil)
-		case metaTurn:
-			m.TurnIndex, ok = numberPointer(v)
-		case metaIter:
-			m.IterIndex, ok = numberPointer(v)
-		}
-		if !ok {
+	for n, v := range d.meta {
+		if !d.metaField(n, v, m) {
 			return false
 		}
 	}
+	d.shape.learn(raw, m)
 	return true
+}
+
+// metaField decodes v, the value of the member metaPicker.Names[n], into
+// m; nil (absent, or a null metaPicker skips) leaves the field zero. It is
+// false for a value of the wrong JSON type, and true for n = -1, a key
+// Meta does not have.
+func (d *eventDecoder) metaField(n int, v []byte, m *Meta) bool {
+	if v == nil || n < 0 || metaPicker.SkipNull[n] && jsonfast.IsNull(v) {
+		return true
+	}
+	ok := true
+	switch n {
+	case metaWallClock:
+		m.WallClockMs, ok = jsonfast.Number(v)
+	case metaRunOffset:
+		m.RunOffsetMs, ok = jsonfast.Number(v)
+	case metaStage:
+		m.RuntimeStageID, ok = stringValue(v, &d.lastStage)
+	case metaSubflow:
+		m.SubflowPath, ok = d.stringList(0, v)
+	case metaComposition:
+		m.CompositionPath, ok = d.stringList(1, v)
+	case metaRunID:
+		m.RunID, ok = stringValue(v, &d.lastRun)
+	case metaSession:
+		m.SessionID, ok = stringValue(v, nil)
+	case metaPrincipal:
+		m.Principal, ok = stringValue(v, nil)
+	case metaTenant:
+		m.Tenant, ok = stringValue(v, nil)
+	case metaTrace:
+		m.TraceID, ok = stringValue(v, nil)
+	case metaCorrelation:
+		m.CorrelationID, ok = stringValue(v, nil)
+	case metaTurn:
+		m.TurnIndex, ok = numberPointer(v)
+	case metaIter:
+		m.IterIndex, ok = numberPointer(v)
+	}
+	return ok
 }
 
 // stringValue decodes a string token; ok is false for any other kind.

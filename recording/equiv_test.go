@@ -267,8 +267,10 @@ func equivCorpusNDJSON() []string {
 	return m
 }
 
-// compareDecode decodes line with the legacy and the fast decoder.
-func compareDecode(t *testing.T, line []byte) {
+// compareDecode decodes lines with the legacy and the fast decoder, one
+// decoder of each for all of them, as a decoding goroutine does: the fast
+// decoder's caches carry from line to line.
+func compareDecode(t *testing.T, lines ...[]byte) {
 	t.Helper()
 	type outcome struct {
 		Ev          Event
@@ -277,8 +279,7 @@ func compareDecode(t *testing.T, line []byte) {
 		Dups        *keyCounts
 		WrongTypes  []string
 	}
-	run := func(legacy bool) outcome {
-		d := eventDecoder{legacy: legacy}
+	run := func(d *eventDecoder, line []byte) outcome {
 		var r decodedEvent
 		d.decode(line, &r)
 		o := outcome{Ev: r.ev, InvalidUTF8: r.invalidUTF8, Dups: r.dups, WrongTypes: r.notes.WrongTypes}
@@ -287,9 +288,12 @@ func compareDecode(t *testing.T, line []byte) {
 		}
 		return o
 	}
-	want, got := run(true), run(false)
-	if diff := cmp.Diff(want, got, rawEqual, cmp.AllowUnexported(keyCounts{})); diff != "" {
-		t.Errorf("decoding %q differs (-legacy +jsonfast):\n%s", line, diff)
+	legacy, fast := eventDecoder{legacy: true}, eventDecoder{}
+	for i, line := range lines {
+		want, got := run(&legacy, line), run(&fast, line)
+		if diff := cmp.Diff(want, got, rawEqual, cmp.AllowUnexported(keyCounts{})); diff != "" {
+			t.Errorf("decoding line %d %q differs (-legacy +jsonfast):\n%s", i+1, line, diff)
+		}
 	}
 }
 

@@ -152,6 +152,14 @@ func syntaxAt(b []byte, i int, what string) error {
 // members before the fault, so a caller that must not act on a malformed
 // object collects what it needs and acts after a nil error.
 func Members(obj []byte, fn func(key []byte, escaped bool, val []byte) bool) error {
+	return MemberOffsets(obj, func(key []byte, escaped bool, start, end int) bool {
+		return fn(key, escaped, obj[start:end])
+	})
+}
+
+// MemberOffsets is Members with each value given by its offsets in obj,
+// for a caller that keeps the bytes between the values too.
+func MemberOffsets(obj []byte, fn func(key []byte, escaped bool, start, end int) bool) error {
 	var it memberIter
 	if err := it.open(obj); err != nil {
 		return err
@@ -161,7 +169,8 @@ func Members(obj []byte, fn func(key []byte, escaped bool, val []byte) bool) err
 		if err != nil || !more {
 			return err
 		}
-		if !fn(k, esc, v) {
+		// next leaves it.i just after the value.
+		if !fn(k, esc, it.i-len(v), it.i) {
 			return nil
 		}
 	}
@@ -285,7 +294,7 @@ func (p *Picker) pick(obj []byte, out [][]byte, counts []int, hook ValueHook) (d
 		if !more {
 			return dup, nil
 		}
-		n := p.match(k)
+		n := p.Match(k)
 		end, handled := 0, false
 		if n >= 0 && hook != nil {
 			if end, handled, err = hook(n, obj, i, it.max, out); err != nil {
@@ -317,8 +326,8 @@ func (p *Picker) pick(obj []byte, out [][]byte, counts []int, hook ValueHook) (d
 	}
 }
 
-// match returns the index of the name key matches, or -1.
-func (p *Picker) match(key []byte) int {
+// Match returns the index of the name a decoded key matches, or -1.
+func (p *Picker) Match(key []byte) int {
 	for i, n := range p.Names {
 		if string(key) == n {
 			return i
