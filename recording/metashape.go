@@ -138,15 +138,7 @@ func copyMetaField(n int, dst, src *Meta) bool {
 // valueEnd returns the index just after the value that starts at b[i] of
 // valid JSON, or -1 when none starts there (whitespace does).
 func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch c := b[i]; {
-	case c == '-' || c >= '0' && c <= '9':
-		for i++; i < len(b) && isNumberByte(b[i]); i++ {
-		}
-		return i
-	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+	if jsonfast.KindOf(b[i:min(i+1, len(b))]) == jsonfast.KindInvalid {
 		return -1
 	}
 	end, err := jsonfast.SkipValue(b, i)
@@ -154,8 +146,4 @@ func valueEnd(b []byte, i int) int {
 		return -1
 	}
 	return end
-}
-
-func isNumberByte(c byte) bool {
-	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
 }

@@ -517,6 +517,23 @@ func skipValue(b []byte, i, max int) (int, error) {
 		}
 		// An incomplete escape at the end: let the Scanner report it.
 	}
+	if i < len(b) && (b[i] == '-' || b[i]-'0' < 10) {
+		// A well-formed number needs no state machine either; a
+		// malformed one is left to the Scanner, which says what is wrong.
+		ns, j := nStart, i
+		for j < len(b) {
+			next := numNext[ns][numClass[b[j]]]
+			if next >= nEnd {
+				break
+			}
+			ns, j = next, j+1
+		}
+		// No accepting state has a byte that is wrong after it: the
+		// number ends there, as the Scanner would end it.
+		if numAccept[ns] {
+			return j, nil
+		}
+	}
 	var s Scanner
 	s.Reset(max)
 	j, _, err := s.scan(b, i, true)

@@ -209,6 +209,13 @@ func TestSkipValue(t *testing.T) {
 		{in: `tru`, wantErr: "unexpected end of JSON input at byte offset 3"},
 		{in: `nul1`, wantErr: `invalid character '1' in literal null (expecting 'l') at byte offset 3`},
 		{in: `-a`, wantErr: `invalid character 'a' in numeric literal at byte offset 1`},
+		{in: `0123`, end: 1},
+		{in: `-0}`, end: 2},
+		{in: `1e+5 `, end: 4},
+		{in: `x:7`, start: 2, end: 3},
+		{in: `1.`, wantErr: "unexpected end of JSON input at byte offset 2"},
+		{in: `1e`, wantErr: "unexpected end of JSON input at byte offset 2"},
+		{in: `-`, wantErr: "unexpected end of JSON input at byte offset 1"},
 		{in: ``, wantErr: "unexpected end of JSON input at byte offset 0"},
 		{in: `"\u`, wantErr: "unexpected end of JSON input at byte offset 3"},
 	} {
