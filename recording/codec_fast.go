@@ -225,6 +225,7 @@ func (d *eventDecoder) decodeMeta(raw []byte, m *Meta) bool {
 	if ok, matched := d.decodeMetaShaped(raw, m); matched {
 		return ok
 	}
+	// The layout's values may be ahead of what it decoded last.
 	d.shape.valid = false
 	*m = Meta{}
 	dup, err := metaPicker.Pick(raw, d.meta[:], d.metaN[:])
@@ -236,7 +237,7 @@ func (d *eventDecoder) decodeMeta(raw []byte, m *Meta) bool {
 			return false
 		}
 	}
-	d.shape.learn(raw, m)
+	d.shape.missed(raw, m)
 	return true
 }
 

@@ -36,30 +36,48 @@ type metaShape struct {
 	// last is that meta decoded.
 	vals [][]byte
 	last Meta
+	// misses counts the metas the Picker has read since the layout last
+	// served one. A layout is learned on the first miss and then on the
+	// 2nd, 4th, 8th…, so that a stream whose layouts keep changing pays
+	// for learning a few times, not on every meta.
+	misses int
 }
 
-// learn takes the layout of raw, a meta the Picker has decoded into m:
-// valid JSON whose keys each match one field at most once.
-func (s *metaShape) learn(raw []byte, m *Meta) {
+// missed is told of raw, a meta the Picker has decoded into m: valid JSON
+// whose keys each match one field at most once. It learns raw's layout
+// when misses says so.
+func (s *metaShape) missed(raw []byte, m *Meta) {
 	s.valid = false
-	if len(raw) > maxShapeBytes {
+	s.misses++
+	if s.misses&(s.misses-1) != 0 || len(raw) > maxShapeBytes {
 		return
 	}
 	s.seps, s.fields, s.vals = s.seps[:0], s.fields[:0], s.vals[:0]
 	prev := 0
 	err := jsonfast.MemberOffsets(raw, func(key []byte, _ bool, start, end int) bool {
-		s.seps = append(s.seps, bytes.Clone(raw[prev:start]))
+		s.seps = appendCopy(s.seps, raw[prev:start])
 		s.fields = append(s.fields, metaPicker.Match(key))
-		s.vals = append(s.vals, bytes.Clone(raw[start:end]))
+		s.vals = appendCopy(s.vals, raw[start:end])
 		prev = end
 		return true
 	})
 	if err != nil {
 		return
 	}
-	s.seps = append(s.seps, bytes.Clone(raw[prev:]))
+	s.seps = appendCopy(s.seps, raw[prev:])
 	s.valid = true
 	s.last = *m
+}
+
+// appendCopy appends a copy of b to list, in the storage of an element
+// list dropped earlier when there is one.
+func appendCopy(list [][]byte, b []byte) [][]byte {
+	if n := len(list); n < cap(list) {
+		list = list[:n+1]
+		list[n] = append(list[n][:0], b...)
+		return list
+	}
+	return append(list, bytes.Clone(b))
 }
 
 // decodeMetaShaped decodes raw, a validated meta object, when it has the
@@ -100,6 +118,7 @@ func (d *eventDecoder) decodeMetaShaped(raw []byte, m *Meta) (ok, matched bool) 
 		return false, false
 	}
 	s.last = *m
+	s.misses = 0
 	return true, true
 }
 

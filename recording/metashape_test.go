@@ -154,3 +154,20 @@ func TestMetaShapeIsUsed(t *testing.T) {
 		}
 	}
 }
+
+// TestMetaShapeLearnsSeldomWhenLayoutsAlternate: a layout is learned on
+// the 1st, 2nd, 4th, 8th… meta in a row the layout could not serve.
+func TestMetaShapeLearnsSeldomWhenLayoutsAlternate(t *testing.T) {
+	metas := [][]byte{[]byte(usualMeta), []byte(strings.Replace(usualMeta, `}`, `,"turnIndex":1}`, 1))}
+	want := []bool{true, true, false, true, false, false, false, true, false}
+	var d eventDecoder
+	for i, w := range want {
+		var m Meta
+		if !d.decodeMeta(metas[i%2], &m) {
+			t.Fatalf("meta %d not decoded", i)
+		}
+		if d.shape.valid != w {
+			t.Errorf("after meta %d: layout kept %v, want %v", i, d.shape.valid, w)
+		}
+	}
+}
