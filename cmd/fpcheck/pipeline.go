@@ -91,7 +91,8 @@ func (p *pipeline) recordingOptions() recording.Options {
 }
 
 // run loads every input. Inputs are independent, so up to Jobs of them are
-// read at once; the returned slice is in input order whatever the timing.
+// read at once, the largest first (see startOrder); the returned slice is in
+// input order whatever the timing.
 // done, when not nil, is called as each input finishes (from any worker).
 func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.InputResult {
 	budget := p.opts.Jobs
@@ -126,7 +127,7 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 			}
 		})
 	}
-	for i := range inputs {
+	for _, i := range startOrder(inputs, p.opts.NoRotated) {
 		next <- i
 	}
 	close(next)
