@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -132,7 +133,7 @@ func writeOutputs(ios *IOStreams, specs []outputSpec, colorMode string, render f
 	for _, s := range specs {
 		if s.Path == "-" {
 			o := renderOptions(ios.colorEnabled(colorMode) && s.Format == report.FormatText)
-			if err := render(ios.Out, s.Format, o); err != nil {
+			if err := renderBuffered(ios.Out, s.Format, o, render); err != nil {
 				return err
 			}
 			continue
@@ -141,7 +142,7 @@ func writeOutputs(ios *IOStreams, specs []outputSpec, colorMode string, render f
 		if err != nil {
 			return fmt.Errorf("cannot write the %s output: %w", s.Format, err)
 		}
-		err = render(f, s.Format, renderOptions(false))
+		err = renderBuffered(f, s.Format, renderOptions(false), render)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -150,6 +151,19 @@ func writeOutputs(ios *IOStreams, specs []outputSpec, colorMode string, render f
 		}
 	}
 	return nil
+}
+
+// renderBuffered renders through a buffer: the text renderer writes a line
+// at a time, which to a pipe or a terminal is a system call per line.
+func renderBuffered(w io.Writer, format string, o report.RenderOptions, render func(w io.Writer, format string, o report.RenderOptions) error) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := render(bw, format, o)
+	// What was rendered before a failure is written all the same, as it
+	// was unbuffered.
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // progressAfter and progressMinInputs decide when loading is long enough

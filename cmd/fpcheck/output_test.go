@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fpcheck/fpcheck/report"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -111,5 +115,67 @@ func TestNoProgressWithoutTerminal(t *testing.T) {
 	}
 	if out2.String() != out.String() {
 		t.Errorf("output differs with a terminal on stderr")
+	}
+}
+
+// countingWriter records each Write it is given, and fails from the
+// failAt-th on when failAt is positive.
+type countingWriter struct {
+	writes []string
+	failAt int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes = append(c.writes, string(p))
+	if c.failAt > 0 && len(c.writes) >= c.failAt {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+// TestRenderBuffered: a report rendered line by line reaches the stream in
+// one write; what was rendered before a failure still reaches it, with the
+// failure; and a failing stream is an error, not a silent loss.
+func TestRenderBuffered(t *testing.T) {
+	lines := func(n int, fail error) func(io.Writer, string, report.RenderOptions) error {
+		return func(w io.Writer, _ string, _ report.RenderOptions) error {
+			for i := range n {
+				fmt.Fprintf(w, "line %d\n", i)
+			}
+			return fail
+		}
+	}
+	renderFailed := errors.New("render failed")
+	tests := []struct {
+		name       string
+		render     func(io.Writer, string, report.RenderOptions) error
+		failAt     int
+		wantWrites int
+		wantOut    string
+		wantErr    string
+	}{
+		{"many lines, one write", lines(3, nil), 0, 1, "line 0\nline 1\nline 2\n", ""},
+		{"nothing rendered, nothing written", lines(0, nil), 0, 0, "", ""},
+		{"a failed render keeps what came before", lines(2, renderFailed), 0, 1, "line 0\nline 1\n", "render failed"},
+		{"a failing stream is reported", lines(2, nil), 1, 1, "line 0\nline 1\n", "disk full"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &countingWriter{failAt: tt.failAt}
+			err := renderBuffered(w, report.FormatText, report.RenderOptions{}, tt.render)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.wantErr {
+				t.Errorf("error %q, want %q", got, tt.wantErr)
+			}
+			if len(w.writes) != tt.wantWrites {
+				t.Errorf("%d writes, want %d", len(w.writes), tt.wantWrites)
+			}
+			if got := strings.Join(w.writes, ""); got != tt.wantOut {
+				t.Errorf("written %q, want %q", got, tt.wantOut)
+			}
+		})
 	}
 }
