@@ -79,16 +79,37 @@ func loadModesStop(t *testing.T, name string, load func(opts Options, fn func(*R
 		o.Workers = 1
 		want = loadAll(stopAt, func(fn func(*Run) error) (*Stats, error) { return load(o, fn) })
 	})
-	for _, mode := range []struct{ workers, lines, bytes, inFlight int }{
-		{1, 0, 0, 0},
+	for _, mode := range []struct {
+		workers, lines, bytes, inFlight int
+		// lend, when set, is Options.Spare's answers in turn: a stream
+		// read on one core turns into the pipeline part-way.
+		spareLines int
+		lend       []int
+	}{
+		{1, 0, 0, 0, 0, nil},
 		// Small batches, so that small inputs cross several; tiny ones,
 		// so that most lines are longer than a batch and travel alone;
 		// and a byte budget that lets one batch at a time be in flight.
-		{2, 3, 0, 0}, {3, 3, 0, 0}, {2, 100, 200, 0}, {3, 2, 300, 1},
+		{2, 3, 0, 0, 0, nil}, {3, 3, 0, 0, 0, nil}, {2, 100, 200, 0, 0, nil}, {3, 2, 300, 1, 0, nil},
+		// Cores lent after the first line, and after the sixth.
+		{1, 3, 0, 0, 1, []int{1}}, {1, 2, 300, 1, 2, []int{0, 0, 2}},
 	} {
 		o := opts
 		o.Workers, o.batchLines, o.batchBytes, o.inFlightBytes = mode.workers, mode.lines, mode.bytes, mode.inFlight
-		got := loadAll(stopAt, func(fn func(*Run) error) (*Stats, error) { return load(o, fn) })
+		o.spareLines = mode.spareLines
+		got := loadAll(stopAt, func(fn func(*Run) error) (*Stats, error) {
+			if mode.lend != nil {
+				asked := 0
+				o.Spare = func() int {
+					asked++
+					if asked <= len(mode.lend) {
+						return mode.lend[asked-1]
+					}
+					return 0
+				}
+			}
+			return load(o, fn)
+		})
 		if diff := cmp.Diff(want, got, rawEqual); diff != "" {
 			t.Errorf("%s, %+v: differs from the legacy codec (-legacy +jsonfast):\n%s", name, mode, diff)
 		}

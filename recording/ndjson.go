@@ -134,11 +134,19 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 	l.dec.alias = l.split.filter != nil
 	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}
 	if l.opts.Workers > 1 {
-		return l.readNDJSONParallel(src, lr, w)
+		return l.readNDJSONParallel(src, lr, w, 0)
 	}
 	var lineNo int64
 	var res lineResult
 	for {
+		if l.opts.Spare != nil && lineNo > 0 && lineNo%int64(l.opts.spareLines) == 0 {
+			if n := l.opts.Spare(); n > 0 {
+				// The cores are the input's from now on, for a rotated
+				// stream's second file too.
+				l.opts.Workers += n
+				return l.readNDJSONParallel(src, lr, w, lineNo)
+			}
+		}
 		line, nl, err := lr.next()
 		if err == io.EOF {
 			return nil

@@ -148,7 +148,9 @@ func (b *lineBatch) decode(d *eventDecoder, w where) {
 	close(b.done)
 }
 
-func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error {
+// readNDJSONParallel reads the rest of a stream, of which lines lines were
+// already read and counted, through the pipeline above.
+func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where, lines int64) error {
 	decoders := l.opts.Workers + 1
 	maxLines, maxBytes := l.opts.batchLines, l.opts.batchBytes
 	inFlight := 3 * decoders
@@ -206,8 +208,8 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where) error 
 				return false
 			}
 		}
-		var lineNo int64
-		cur := newBatch(1)
+		lineNo := lines
+		cur := newBatch(lineNo + 1)
 		testHook("stream reader")
 		for {
 			// Unless the input is a regular file, a partial batch is

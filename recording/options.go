@@ -32,6 +32,15 @@ type Options struct {
 	// time differs. A caller that loads several inputs at once may want
 	// fewer per input.
 	Workers int
+	// Spare, when non-nil, lends cores that have come free to a stream
+	// read on one core (Workers 1): every few hundred lines the loader asks
+	// how many it may have, and once the answer is above 0 the rest of the
+	// input is decoded as with Workers 1 plus that many, the cores the
+	// input's until it ends. The result is the same either way. A caller
+	// that loads several inputs at once can hand the cores of the inputs
+	// that have ended to those still being read. Recording documents do
+	// not ask: they decide their workers when they are opened.
+	Spare func() int
 	// PayloadFilter, when non-nil, lets a consumer that reads only some
 	// payloads spare the loader keeping the rest: most of a stream's bytes
 	// are payloads (message text copied into several events) that a
@@ -52,6 +61,10 @@ type Options struct {
 	batchLines    int
 	batchBytes    int
 	inFlightBytes int
+	// spareLines is how many lines a stream read on one core goes between
+	// asking Spare for more (default a batch's worth, so that the question
+	// costs nothing beside the lines); tests make it small.
+	spareLines int
 	// specMinSize and specChunk are the smallest document the speculator
 	// runs on and its chunk size (defaults specMinSize, specChunk); tests
 	// make them small.
@@ -97,6 +110,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.inFlightBytes <= 0 {
 		o.inFlightBytes = defaultInFlightBytes
+	}
+	if o.spareLines <= 0 {
+		o.spareLines = defaultBatchLines
 	}
 	if o.specMinSize <= 0 {
 		o.specMinSize = specMinSize

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/internal/relay"
@@ -37,6 +38,11 @@ type pipeline struct {
 	// cores, shared by the inputs read at once, so -j 1 really uses one
 	// core and a single input still gets every core.
 	workers int
+	// spare counts the cores of the budget no input holds: those the
+	// inputs read at once leave over, and those of workers with no input
+	// left to start. A stream read on one core borrows them
+	// (recording.Options.Spare) and gives them back when it ends.
+	spare atomic.Int64
 	// pan carries panics out of run's goroutines.
 	pan *relay.Panic
 }
@@ -106,6 +112,7 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	}
 	jobs := max(1, min(budget, len(inputs)))
 	p.workers = max(1, budget/jobs)
+	p.spare.Store(int64(max(0, budget-jobs*p.workers)))
 	results := make([]report.InputResult, len(inputs))
 	// A panic is a bug: the first one is carried out of the goroutines
 	// below to Main's guard, and the goroutine that caught it goes on with
@@ -125,6 +132,9 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 					done()
 				}
 			}
+			// Nothing left to start: the inputs still being read may
+			// have this worker's cores.
+			p.spare.Add(int64(p.workers))
 		})
 	}
 	for _, i := range startOrder(inputs, p.opts.NoRotated) {
@@ -169,13 +179,21 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		})
 		return nil
 	}
+	opts := p.recordingOptions()
+	borrowed := 0 // only the loader's goroutine asks
+	opts.Spare = func() int {
+		n := int(p.spare.Swap(0))
+		borrowed += n
+		return n
+	}
 	var st *recording.Stats
 	var err error
 	if path == "-" {
-		st, err = recording.LoadReader("-", ios.In, p.recordingOptions(), judge)
+		st, err = recording.LoadReader("-", ios.In, opts, judge)
 	} else {
-		st, err = recording.Load(path, p.recordingOptions(), judge)
+		st, err = recording.Load(path, opts, judge)
 	}
+	p.spare.Add(int64(borrowed))
 	wg.Wait()
 	runs := make([]report.RunResult, len(slots))
 	for i, rr := range slots {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fpcheck/fpcheck/internal/synth"
@@ -101,5 +102,42 @@ func TestLargestFirstKeepsInputOrder(t *testing.T) {
 	}
 	if diff := cmp.Diff(args, got); diff != "" {
 		t.Errorf("report inputs (-want +got):\n%s", diff)
+	}
+}
+
+// TestCoresLentAndReturned: a stream still being read when the other inputs
+// are done borrows their cores; whatever the timing, the report is the
+// one-core report and every core of the budget is back at the end.
+func TestCoresLentAndReturned(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, runs, iterations int) string {
+		var b bytes.Buffer
+		c := synth.DefaultConfig()
+		c.Runs, c.Iterations, c.Seed = runs, iterations, int64(len(name))
+		if _, err := synth.WriteNDJSON(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	inputs := []string{write("a.jsonl", 1, 1), write("stream.jsonl", 8, 12), write("bc.jsonl", 1, 2)}
+	ios := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+	_, want, _ := run(t, nil, append([]string{"analyze", "--format", "json", "-j", "1"}, inputs...)...)
+	for _, jobs := range []int{2, 3, 5} {
+		p, err := newPipeline(loadOptions{Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.run(inputs, ios, nil)
+		if got := p.spare.Load(); got != int64(jobs) {
+			t.Errorf("-j %d: %d cores spare at the end, want all %d", jobs, got, jobs)
+		}
+		_, got, _ := run(t, nil, append([]string{"analyze", "--format", "json", "-j", fmt.Sprint(jobs)}, inputs...)...)
+		if got != want {
+			t.Errorf("-j %d differs from -j 1:\n%s", jobs, cmp.Diff(want, got))
+		}
 	}
 }
