@@ -70,17 +70,7 @@ func TestLargestFirstKeepsInputOrder(t *testing.T) {
 	dir := t.TempDir()
 	var args []string
 	for i, iterations := range []int{1, 3, 6, 12} {
-		var b bytes.Buffer
-		c := synth.DefaultConfig()
-		c.Runs, c.Iterations, c.Seed = 2, iterations, int64(i+1)
-		if _, err := synth.WriteNDJSON(&b, c); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, fmt.Sprintf("run-%d.jsonl", i))
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, p)
+		args = append(args, writeStream(t, dir, fmt.Sprintf("run-%d.jsonl", i), 2, iterations))
 	}
 	if order := startOrder(args, false); order[0] != len(args)-1 {
 		t.Fatalf("start order %v: the largest input is not first", order)
@@ -110,20 +100,7 @@ func TestLargestFirstKeepsInputOrder(t *testing.T) {
 // one-core report and every core of the budget is back at the end.
 func TestCoresLentAndReturned(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, runs, iterations int) string {
-		var b bytes.Buffer
-		c := synth.DefaultConfig()
-		c.Runs, c.Iterations, c.Seed = runs, iterations, int64(len(name))
-		if _, err := synth.WriteNDJSON(&b, c); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	inputs := []string{write("a.jsonl", 1, 1), write("stream.jsonl", 8, 12), write("bc.jsonl", 1, 2)}
+	inputs := []string{writeStream(t, dir, "a.jsonl", 1, 1), writeStream(t, dir, "stream.jsonl", 8, 12), writeStream(t, dir, "bc.jsonl", 1, 2)}
 	ios := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
 	_, want, _ := run(t, nil, append([]string{"analyze", "--format", "json", "-j", "1"}, inputs...)...)
 	for _, jobs := range []int{2, 3, 5} {
@@ -140,4 +117,24 @@ func TestCoresLentAndReturned(t *testing.T) {
 			t.Errorf("-j %d differs from -j 1:\n%s", jobs, cmp.Diff(want, got))
 		}
 	}
+}
+
+// writeStream writes a generated stream of runs runs of iterations model
+// calls each into dir, its content chosen by its name.
+func writeStream(t *testing.T, dir, name string, runs, iterations int) string {
+	t.Helper()
+	var b bytes.Buffer
+	c := synth.DefaultConfig()
+	c.Runs, c.Iterations = runs, iterations
+	for _, r := range name {
+		c.Seed = c.Seed*31 + int64(r)
+	}
+	if _, err := synth.WriteNDJSON(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
