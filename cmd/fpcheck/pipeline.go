@@ -148,17 +148,18 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 
 // one loads a single input and replays each of its runs as the loader hands
 // it over, so a run's events are dropped as soon as it is judged. With more
-// than one core for the input, runs are replayed on up to that many
+// than one core for the input (from the start, or lent while it is read),
+// runs are replayed on up to that many
 // goroutines while the loader reads on: each is prepared in order on the
 // loader's goroutine (where anything that stops the input is found, as a
 // serial replay finds it) and folded elsewhere, into its own slot.
 func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	var slots []*report.RunResult
 	var wg sync.WaitGroup
+	// borrowed counts the cores lent to the input while it is read (see
+	// pipeline.spare); the loader's goroutine alone touches it and busy.
+	borrowed := 0
 	var busy chan struct{} // replays in flight, when they run apart
-	if p.workers > 1 {
-		busy = make(chan struct{}, p.workers)
-	}
 	judge := func(run *recording.Run) error {
 		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture()})
 		if err != nil {
@@ -166,21 +167,27 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		}
 		rr := report.NewRunResult(run)
 		slots = append(slots, &rr)
-		if busy == nil {
+		cores := p.workers + borrowed
+		if cores == 1 {
 			p.fold(&rr, prep)
 			return nil
 		}
+		if cap(busy) < cores {
+			// Replays already running hold their places in the
+			// channel they took them from.
+			busy = make(chan struct{}, cores)
+		}
 		// Waiting here for a free replay bounds the runs held in memory.
-		busy <- struct{}{}
+		b := busy
+		b <- struct{}{}
 		wg.Go(func() {
-			defer func() { <-busy }()
+			defer func() { <-b }()
 			defer p.pan.Catch()
 			p.fold(&rr, prep)
 		})
 		return nil
 	}
 	opts := p.recordingOptions()
-	borrowed := 0 // only the loader's goroutine asks
 	opts.Spare = func() int {
 		n := int(p.spare.Swap(0))
 		borrowed += n

@@ -96,25 +96,40 @@ func TestLargestFirstKeepsInputOrder(t *testing.T) {
 }
 
 // TestCoresLentAndReturned: a stream still being read when the other inputs
-// are done borrows their cores; whatever the timing, the report is the
-// one-core report and every core of the budget is back at the end.
+// are done borrows their cores, for its decoders and its replays; whatever
+// the timing, the report is the one-core report and every core of the
+// budget is back at the end.
 func TestCoresLentAndReturned(t *testing.T) {
 	dir := t.TempDir()
 	inputs := []string{writeStream(t, dir, "a.jsonl", 1, 1), writeStream(t, dir, "stream.jsonl", 8, 12), writeStream(t, dir, "bc.jsonl", 1, 2)}
+	decls := filepath.Join(dir, "armed.yaml")
+	if err := os.WriteFile(decls, []byte(armed), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ios := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
-	_, want, _ := run(t, nil, append([]string{"analyze", "--format", "json", "-j", "1"}, inputs...)...)
-	for _, jobs := range []int{2, 3, 5} {
-		p, err := newPipeline(loadOptions{Jobs: jobs})
-		if err != nil {
-			t.Fatal(err)
+	for _, o := range []loadOptions{{}, {Declarations: decls}, {Declarations: decls, Posture: "dev"}} {
+		flags := []string{"analyze", "--format", "json"}
+		if o.Declarations != "" {
+			flags = append(flags, "--declarations", o.Declarations)
 		}
-		p.run(inputs, ios, nil)
-		if got := p.spare.Load(); got != int64(jobs) {
-			t.Errorf("-j %d: %d cores spare at the end, want all %d", jobs, got, jobs)
+		if o.Posture != "" {
+			flags = append(flags, "--posture", o.Posture)
 		}
-		_, got, _ := run(t, nil, append([]string{"analyze", "--format", "json", "-j", fmt.Sprint(jobs)}, inputs...)...)
-		if got != want {
-			t.Errorf("-j %d differs from -j 1:\n%s", jobs, cmp.Diff(want, got))
+		_, want, _ := run(t, nil, append(append(flags, "-j", "1"), inputs...)...)
+		for _, jobs := range []int{2, 3, 5} {
+			o.Jobs = jobs
+			p, err := newPipeline(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.run(inputs, ios, nil)
+			if got := p.spare.Load(); got != int64(jobs) {
+				t.Errorf("%v -j %d: %d cores spare at the end, want all %d", flags, jobs, got, jobs)
+			}
+			_, got, _ := run(t, nil, append(append(flags, "-j", fmt.Sprint(jobs)), inputs...)...)
+			if got != want {
+				t.Errorf("%v -j %d differs from -j 1:\n%s", flags, jobs, cmp.Diff(want, got))
+			}
 		}
 	}
 }
