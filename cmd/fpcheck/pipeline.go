@@ -137,7 +137,14 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 			p.spare.Add(int64(p.workers))
 		})
 	}
-	for _, i := range startOrder(inputs, p.opts.NoRotated) {
+	// The order matters only when inputs wait for a worker that others
+	// may leave idle: with one worker, or a worker for each, the inputs
+	// are not even statted.
+	order := startOrder
+	if jobs == 1 || len(inputs) <= jobs {
+		order = argumentOrder
+	}
+	for _, i := range order(inputs, p.opts.NoRotated) {
 		next <- i
 	}
 	close(next)

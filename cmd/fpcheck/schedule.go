@@ -36,11 +36,17 @@ func startOrder(inputs []string, noRotated bool) []int {
 			}
 		}
 	}
+	order := argumentOrder(inputs, noRotated)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(work[b], work[a]) })
+	return order
+}
+
+// argumentOrder starts the inputs as they were given.
+func argumentOrder(inputs []string, _ bool) []int {
 	order := make([]int, len(inputs))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(work[b], work[a]) })
 	return order
 }
 
