@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 LDFLAGS := -X main.version=$(VERSION)
 DEMO    := testdata/recordings/demo
 
-.PHONY: all build demo test bench fuzz docs clean
+.PHONY: all build demo test test-deps bench fuzz docs clean
 
 all: build
 
@@ -23,11 +23,15 @@ demo: build
 
 # The code keeps its system calls behind build tags; vetting for Windows and
 # macOS as well keeps every package and test building there.
-test:
+test: test-deps
 	$(GO) vet ./...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	$(GO) test ./...
+
+# The Debian packages some tests drive (tools/test-packages.txt).
+test-deps:
+	@bash tools/test-deps.sh
 
 # Benchmarks: Go testing.B figures, then the side-by-side comparisons against
 # node's JSON.parse and zstd -dc on generated recordings (BENCHFLAGS, e.g.
