@@ -563,6 +563,7 @@ func (l *loader) documentEvent(r *decodedEvent, raw []byte, wh where) error {
 	if !ok {
 		l.stats.Malformed++
 		l.probs.add("malformed", wh.line, fmt.Sprintf("%s: malformed: %v: %s", wh, derr, snippet(raw)))
+		l.losses.add("malformed", wh.line, salvageRunID(raw))
 		return nil
 	}
 	ev := r.ev

@@ -183,4 +183,8 @@ type Stats struct {
 	// (a snapshot saved without its tail).
 	HasEvents bool      `json:"hasEvents"`
 	Problems  []Problem `json:"problems"`
+	// Losses group the malformed and cut-off lines by the run id they
+	// still carry, so that a report can charge each loss to its run; nil
+	// when nothing was lost.
+	Losses []Loss `json:"losses,omitempty"`
 }

@@ -185,6 +185,7 @@ type loader struct {
 	opts      Options
 	stats     *Stats
 	probs     problemLog
+	losses    lossLog
 	split     *splitter
 	nextIndex int64 // Index of the next NDJSON event
 	snapshot  *SnapshotFacts
@@ -238,6 +239,7 @@ func (l *loader) finish(err error) (*Stats, error) {
 		err = l.split.flush(true)
 	}
 	l.stats.Problems = l.probs.finish()
+	l.stats.Losses = l.losses.finish()
 	var cb *callbackError
 	if errors.As(err, &cb) {
 		return l.stats, cb.err

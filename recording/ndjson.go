@@ -182,6 +182,8 @@ type lineResult struct {
 	kind lineKind
 	dec  decodedEvent
 	msg  string // the problem of a malformed or cut-off line
+	// runID is the run id a malformed or cut-off line still carries.
+	runID string
 }
 
 // decodeLine decodes one line (without its newline; nl says whether it had
@@ -197,6 +199,7 @@ func decodeLine(d *eventDecoder, body []byte, nl bool, w where, r *lineResult) {
 		r.kind = lineEvent
 		return
 	}
+	r.runID = salvageRunID(body)
 	if !nl {
 		r.kind = lineCutOff
 		r.msg = fmt.Sprintf("%s: cut off mid-line (the writer was killed before it finished the line)", w)
@@ -225,10 +228,12 @@ func (l *loader) applyLine(r *lineResult, w where) error {
 	case lineCutOff:
 		l.stats.TruncatedTail = true
 		l.probs.add("cut off", w.line, r.msg)
+		l.losses.add("cut off", w.line, r.runID)
 		return nil
 	case lineMalformed:
 		l.stats.Malformed++
 		l.probs.add("malformed", w.line, r.msg)
+		l.losses.add("malformed", w.line, r.runID)
 		return nil
 	}
 	l.account(&r.dec, w)

@@ -19,10 +19,19 @@ func Build(inputs []InputResult, opts Options) *Report {
 		input := buildInput(in)
 		runs := slices.Clone(in.Runs)
 		slices.SortStableFunc(runs, func(a, b RunResult) int { return cmp.Compare(a.FirstLine, b.FirstLine) })
+		ids := map[string]bool{}
+		for _, rr := range runs {
+			ids[rr.RunID] = true
+		}
+		input.LostRuns = lostRuns(in.Stats, ids)
+		if len(input.LostRuns) > 0 {
+			input.Notes = append(input.Notes, lostRunsNote(input.LostRuns))
+		}
 		for _, rr := range runs {
 			if rr.Input == "" {
 				rr.Input = input.Path
 			}
+			rr.Damage = append(inputDamage(in.Stats, rr), rr.Damage...)
 			r.Runs = append(r.Runs, buildRun(rr, input, opts))
 		}
 		r.Inputs = append(r.Inputs, input)
@@ -92,6 +101,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		LineNumbers: input.Format == string(recording.FormatNDJSON),
 		CheckerDead: rr.CheckerDead,
 		Validation:  runValidation(rr),
+		Damage:      sortDamage(rr.Damage),
 	}
 	run.Recorded = buildSide("Ledger", true, rr.Recorded, rr.Events)
 	if rr.Replayed != nil {
@@ -158,6 +168,12 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 	}
 
 	run.Verdict = gate(&run, opts)
+	// Damage never hides a proven defect, and never lets a green stand:
+	// the lost lines could have held the run's only finding.
+	if run.Damaged() && run.Verdict != VerdictDefects {
+		run.DamagedOnly = run.Verdict == VerdictGreen
+		run.Verdict = VerdictUnmeasured
+	}
 	run.HeadlineKind, run.Headline = headline(&run, opts, lc)
 	applyBaseline(&run, all, opts)
 	return run

@@ -14,7 +14,12 @@ package report
 //     nothing-checked, or a registered check that never ran);
 //   - a green run: 0.
 //
-// AllowUnmeasured turns every 3 into 0. A report with no input at all is
+// A run whose input lost lines that may have been its own (Run.Damage) is
+// unmeasured unless it carries a proven defect, and so is an input that lost
+// a run whole (Input.LostRuns): 3.
+//
+// AllowUnmeasured turns every 3 into 0; AllowDamaged only those of runs
+// unmeasured for their damage alone, and of inputs that lost a run. A report with no input at all is
 // unmeasured too: an empty invocation must not look green.
 //
 // Several codes combine by precedence, not by number: 2 > 1 > 3 > 0. An
@@ -25,29 +30,52 @@ package report
 // never what is judged.
 func (r *Report) ExitCode() int {
 	code := ExitGreen
-	raise := func(c int) {
-		if c == ExitUnmeasured && r.Options.AllowUnmeasured {
-			c = ExitGreen
-		}
-		if exitRank(c) > exitRank(code) {
-			code = c
-		}
-	}
-	if len(r.Inputs) == 0 {
-		raise(ExitUnmeasured)
+	if len(r.Inputs) == 0 && !r.Options.AllowUnmeasured {
+		code = ExitUnmeasured
 	}
 	for _, in := range r.Inputs {
-		switch {
-		case in.Error != "":
-			raise(ExitUnreadable)
-		case in.RunCount == 0:
-			raise(ExitUnmeasured)
-		}
+		code = worseExit(code, r.Options.inputCode(&in))
 	}
-	for _, run := range r.Runs {
-		raise(verdictCode(run.Verdict))
+	for i := range r.Runs {
+		code = worseExit(code, r.Options.runCode(&r.Runs[i]))
 	}
 	return code
+}
+
+// inputCode is an input's own exit code, apart from its runs' codes, with
+// the allowances applied.
+func (o Options) inputCode(in *Input) int {
+	switch {
+	case in.Error != "":
+		return ExitUnreadable
+	case in.RunCount == 0:
+		return o.allow(ExitUnmeasured, false)
+	case len(in.LostRuns) > 0:
+		return o.allow(ExitUnmeasured, true)
+	}
+	return ExitGreen
+}
+
+// runCode is a run's exit code with the allowances applied.
+func (o Options) runCode(run *Run) int {
+	return o.allow(verdictCode(run.Verdict), run.DamagedOnly)
+}
+
+// allow applies AllowUnmeasured, and AllowDamaged to a code unmeasured
+// only for damaged evidence.
+func (o Options) allow(code int, damagedOnly bool) int {
+	if code == ExitUnmeasured && (o.AllowUnmeasured || damagedOnly && o.AllowDamaged) {
+		return ExitGreen
+	}
+	return code
+}
+
+// worseExit is the code of higher precedence.
+func worseExit(a, b int) int {
+	if exitRank(b) > exitRank(a) {
+		return b
+	}
+	return a
 }
 
 // verdictCode is a run's own exit code before AllowUnmeasured.
@@ -79,8 +107,11 @@ type Summary struct {
 	Inputs, Unreadable, Empty int
 	Runs, Green, Defects      int
 	Unmeasured                int
-	Conversations             int
-	ExitCode                  int
+	// Damaged counts runs whose evidence is damaged, whatever their
+	// verdict; LostRuns the inputs that lost a run whole.
+	Damaged, LostRuns int
+	Conversations     int
+	ExitCode          int
 }
 
 // Summarize counts inputs and runs by outcome.
@@ -93,8 +124,14 @@ func (r *Report) Summarize() Summary {
 		case in.RunCount == 0:
 			s.Empty++
 		}
+		if len(in.LostRuns) > 0 {
+			s.LostRuns++
+		}
 	}
 	for _, run := range r.Runs {
+		if run.Damaged() {
+			s.Damaged++
+		}
 		switch run.Verdict {
 		case VerdictDefects:
 			s.Defects++

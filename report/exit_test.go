@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,5 +222,86 @@ func TestValidateOptions(t *testing.T) {
 		if _, err := RendererFor(f, TextOptions{}); err != nil {
 			t.Errorf("RendererFor(%s): %v", f, err)
 		}
+	}
+}
+
+// TestExitCodeDamage: damaged evidence is unmeasured unless a defect is
+// proven; a loss naming another run leaves a run alone; a loss naming a run
+// of which nothing was read makes the input unmeasured; the allowances.
+func TestExitCodeDamage(t *testing.T) {
+	withLoss := func(rr RunResult, losses ...recording.Loss) InputResult {
+		losses = slices.Clone(losses)
+		for i := range losses {
+			// "run-1" stands for the run's own id.
+			if losses[i].RunID == "run-1" {
+				losses[i].RunID = rr.RunID
+			}
+		}
+		st := &recording.Stats{Path: "in.jsonl", Format: recording.FormatNDJSON, Losses: losses}
+		for _, l := range losses {
+			if l.Kind == "malformed" {
+				st.Malformed += l.Count
+			}
+		}
+		return InputResult{Stats: st, Runs: []RunResult{rr}}
+	}
+	mine := recording.Loss{Kind: "malformed", RunID: "run-1", Count: 1, Lines: []int64{3}}
+	nobodys := recording.Loss{Kind: "malformed", Count: 1, Lines: []int64{3}}
+	other := recording.Loss{Kind: "malformed", RunID: "run-2", Count: 1, Lines: []int64{3}}
+	cut := recording.Loss{Kind: "cut off", RunID: "run-1", Count: 1, Lines: []int64{9}}
+	dropped, incomplete := int64(4), false
+	producer := func(in InputResult) InputResult {
+		in.Stats.DroppedEvents, in.Stats.Complete = &dropped, &incomplete
+		return in
+	}
+	counted := InputResult{Stats: &recording.Stats{Path: "in.jsonl", Format: recording.FormatNDJSON, Malformed: 2}, Runs: []RunResult{stateRun(t, "full")}}
+	ledger := stateRun(t, "full")
+	ledger.Damage = []Damage{{Cause: DamageLedgerCount, Detail: "checked is negative"}}
+	tests := []struct {
+		name     string
+		in       InputResult
+		opts     Options
+		want     int
+		damaged  bool
+		damageOf []DamageCause
+	}{
+		{"clean", withLoss(stateRun(t, "full")), Options{}, ExitGreen, false, nil},
+		{"a line naming the run", withLoss(stateRun(t, "full"), mine), Options{}, ExitUnmeasured, true, []DamageCause{DamageMalformed}},
+		{"a line naming no run", withLoss(stateRun(t, "full"), nobodys), Options{}, ExitUnmeasured, true, []DamageCause{DamageMalformed}},
+		{"malformed counted but not located", counted, Options{}, ExitUnmeasured, true, []DamageCause{DamageMalformed}},
+		{"a cut-off tail", withLoss(stateRun(t, "full"), cut), Options{}, ExitUnmeasured, true, []DamageCause{DamageCutOff}},
+		{"the producer's statements", producer(withLoss(stateRun(t, "full"))), Options{}, ExitUnmeasured, true, []DamageCause{DamageDropped, DamageIncomplete}},
+		{"an unusable ledger count", withLoss(ledger), Options{}, ExitUnmeasured, true, []DamageCause{DamageLedgerCount}},
+		{"a line naming a run never read", withLoss(stateRun(t, "full"), other), Options{}, ExitUnmeasured, false, nil},
+		{"a run never read, allowed", withLoss(stateRun(t, "full"), other), Options{AllowDamaged: true}, ExitGreen, false, nil},
+		{"damage allowed", withLoss(stateRun(t, "full"), mine, nobodys), Options{AllowDamaged: true}, ExitGreen, true, []DamageCause{DamageMalformed, DamageMalformed}},
+		{"damage allowed as unmeasured", withLoss(stateRun(t, "full"), mine), Options{AllowUnmeasured: true}, ExitGreen, true, []DamageCause{DamageMalformed}},
+		{"a defect outranks damage", withLoss(stateRun(t, "defect"), mine), Options{}, ExitDefects, true, []DamageCause{DamageMalformed}},
+		{"damage on an unmeasured run is not allowed away alone", withLoss(stateRun(t, "nothing-checked"), mine), Options{AllowDamaged: true}, ExitUnmeasured, true, []DamageCause{DamageMalformed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Build([]InputResult{tt.in}, testOptions(tt.opts))
+			if got := r.ExitCode(); got != tt.want {
+				t.Errorf("ExitCode() = %d, want %d", got, tt.want)
+			}
+			run := &r.Runs[0]
+			if run.Damaged() != tt.damaged {
+				t.Errorf("Damaged() = %v, want %v", run.Damaged(), tt.damaged)
+			}
+			var causes []DamageCause
+			for _, d := range run.Damage {
+				causes = append(causes, d.Cause)
+			}
+			if !slices.Equal(causes, tt.damageOf) {
+				t.Errorf("damage causes = %v, want %v", causes, tt.damageOf)
+			}
+			if run.Damaged() && run.Verdict == VerdictGreen {
+				t.Errorf("a damaged run is green")
+			}
+			if s := r.InputSummaries(); s[0].ExitCode != tt.want {
+				t.Errorf("InputSummaries()[0].ExitCode = %d, want %d", s[0].ExitCode, tt.want)
+			}
+		})
 	}
 }

@@ -69,6 +69,8 @@ func formatCases() []formatCase {
 				in[0].Runs[i].Input = in[0].Stats.Path
 			}
 		}},
+		{name: "damaged", inputs: []string{"report/full.jsonl", "report/interleaved.jsonl"}, tweak: addDamage},
+		{name: "damaged-allowed", inputs: []string{"report/full.jsonl"}, opts: Options{AllowDamaged: true}, tweak: addDamage},
 		{name: "baseline", inputs: []string{"report/mixed.jsonl", "formats/defect.jsonl"}, opts: Options{Baseline: testBaseline(), Today: testToday}},
 	}
 }

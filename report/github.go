@@ -59,8 +59,12 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 			ghCommand(&b, "error", file, 0, "fpcheck: unreadable input",
 				Sanitize("Unreadable: "+in.Error+". Nothing from this input was judged."))
 		case in.RunCount == 0:
-			ghCommand(&b, "notice", file, 0, "fpcheck: unmeasured",
+			ghCommand(&b, failCommand(r.Options.inputCode(&in), "notice"), file, 0, "fpcheck: unmeasured",
 				Sanitize(displayPath(in.Path)+" holds no run (no-tail): no evidence, not a clean run."))
+		}
+		if len(in.LostRuns) > 0 {
+			ghCommand(&b, failCommand(r.Options.inputCode(&in), "warning"), file, lostRunLine(in.LostRuns), "fpcheck: evidence damaged",
+				Sanitize(strings.TrimPrefix(lostRunsNote(in.LostRuns), "⚠ ")))
 		}
 		for _, ri := range idx {
 			run := &r.Runs[ri]
@@ -84,13 +88,21 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 				}
 				ghCommand(&b, cmd, file, f.Line, Sanitize(title), strings.Join(detail, "\n"))
 			}
-			if run.Verdict == VerdictUnmeasured {
-				line := int64(0)
-				if run.LineNumbers {
-					line = run.FirstLine
+			line := int64(0)
+			if run.LineNumbers {
+				line = run.FirstLine
+			}
+			switch {
+			case run.Verdict == VerdictUnmeasured:
+				title := "fpcheck: unmeasured"
+				if run.Damaged() {
+					title = "fpcheck: evidence damaged"
 				}
-				ghCommand(&b, "notice", file, line, "fpcheck: unmeasured",
+				ghCommand(&b, failCommand(r.Options.runCode(run), "notice"), file, damageLine(run, line), title,
 					Sanitize(fmt.Sprintf("Run %s is unmeasured: %s. No evidence its checks ran, not a clean run.", runLabel(run), unmeasuredWhy(run))))
+			case run.Damaged():
+				ghCommand(&b, "warning", file, damageLine(run, line), "fpcheck: evidence damaged",
+					Sanitize(fmt.Sprintf("Run %s: evidence damaged: %s.", runLabel(run), damageText(run))))
 			}
 		}
 	}
@@ -104,6 +116,16 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 	b.WriteString(Sanitize(fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), mdPlainSummary(r, s))) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// failCommand is ::error for an annotation about something that fails the
+// job, and the given command for one an allowance let pass: a job that
+// fails must say why at error level.
+func failCommand(code int, allowed string) string {
+	if code == ExitGreen {
+		return allowed
+	}
+	return "error"
 }
 
 // mdPlainSummary is the summary line without markdown escaping.

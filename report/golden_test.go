@@ -77,19 +77,39 @@ func goldenCases() []goldenCase {
 		{name: "kind-filter", inputs: []string{"mixed.jsonl"}, opts: Options{Kind: checks.KindDanglingReference}, exit: ExitDefects},
 		{name: "kind-filter-none", inputs: []string{"reconciliation.jsonl"}, opts: Options{Kind: checks.KindUnsupportedClaim}, exit: ExitDefects},
 		{name: "limit", inputs: []string{"mixed.jsonl"}, opts: Options{Limit: 1}, exit: ExitDefects},
-		{name: "loss", inputs: []string{"loss.jsonl"}, exit: ExitGreen,
+		{name: "loss", inputs: []string{"loss.jsonl"}, exit: ExitUnmeasured,
 			tweak: func(t *testing.T, in []InputResult) {
 				dropped, complete := int64(3), false
 				in[0].Stats.DroppedEvents, in[0].Stats.Complete = &dropped, &complete
 				in[0].Stats.WrongTypes["meta.runId"] = 2
 			}},
 		{name: "multi-input", inputs: []string{"full.jsonl", "missing.jsonl", "empty.jsonl"}, exit: ExitUnreadable},
+		{name: "damaged", inputs: []string{"full.jsonl", "interleaved.jsonl"}, exit: ExitDefects, tweak: addDamage},
+		{name: "damaged-full", inputs: []string{"full.jsonl"}, exit: ExitUnmeasured, tweak: addDamage},
+		{name: "damaged-allowed", inputs: []string{"full.jsonl"}, opts: Options{AllowDamaged: true}, exit: ExitGreen, tweak: addDamage},
 		{name: "allow-unmeasured", inputs: []string{"full.jsonl", "nothing-checked.jsonl"}, opts: Options{AllowUnmeasured: true}, exit: ExitGreen},
 		{name: "replayed", inputs: []string{"mixed.jsonl"}, exit: ExitDefects, tweak: addReplay},
 		{name: "replayed-fail-on-drift", inputs: []string{"mixed.jsonl"}, opts: Options{FailOn: FailOnDrift}, exit: ExitDefects, tweak: addReplay},
 		{name: "color", inputs: []string{"mixed.jsonl", "partial.jsonl", "nothing-checked.jsonl"}, text: TextOptions{Color: true}, textOnly: true, exit: ExitDefects},
 		{name: "width", inputs: []string{"mixed.jsonl"}, text: TextOptions{Width: 72}, textOnly: true, exit: ExitDefects},
 	}
+}
+
+// addDamage gives full.jsonl a malformed line naming its run and one naming
+// a run of which nothing else was read, and interleaved.jsonl a malformed
+// line naming no run and a ledger count past replay found unusable.
+func addDamage(t *testing.T, in []InputResult) {
+	in[0].Stats.Malformed = 3
+	in[0].Stats.Losses = []recording.Loss{
+		{Kind: "malformed", RunID: in[0].Runs[0].RunID, Count: 2, Lines: []int64{4, 6}},
+		{Kind: "malformed", RunID: "run-1796025799999-9", Count: 1, Lines: []int64{9}},
+	}
+	if len(in) < 2 {
+		return
+	}
+	in[1].Stats.Malformed = 1
+	in[1].Stats.Losses = []recording.Loss{{Kind: "malformed", Count: 1, Lines: []int64{3}}}
+	in[1].Runs[0].Damage = []Damage{{Cause: DamageLedgerCount, Detail: "invariant-violation @wire checked -1"}}
 }
 
 // addReplay gives the first run replayed evidence that agrees on the wire

@@ -29,6 +29,7 @@ type jsonOptions struct {
 	Limit           int     `json:"limit"`
 	FailOn          string  `json:"failOn"`
 	AllowUnmeasured bool    `json:"allowUnmeasured"`
+	AllowDamaged    bool    `json:"allowDamaged"`
 }
 
 type jsonInput struct {
@@ -51,34 +52,47 @@ type jsonInput struct {
 	HeadMissing   []string            `json:"headMissingRuns"`
 	Error         *string             `json:"error"`
 	Notes         []string            `json:"notes"`
+	LostRuns      []recording.Loss    `json:"lostRuns"`
 }
 
 type jsonRun struct {
-	Input       string        `json:"input"`
-	RunID       string        `json:"runId"`
-	SessionID   *string       `json:"sessionId"`
-	Events      int           `json:"events"`
-	HeadMissing bool          `json:"headMissing"`
-	Recorded    jsonSide      `json:"recorded"`
-	Replayed    *jsonSide     `json:"replayed,omitempty"`
-	Findings    []jsonFinding `json:"findings"`
-	Verdict     Verdict       `json:"verdict"`
-	FirstLine   int64         `json:"firstLine"`
-	Turn        *int          `json:"turn"`
-	Turns       *int          `json:"turns"`
-	AlsoIn      []string      `json:"alsoIn"`
-	Defects     int           `json:"defects"`
-	Advisories  int           `json:"advisories"`
-	Drift       *int          `json:"drift,omitempty"`
-	Matching    int           `json:"matching"`
-	Omitted     int           `json:"omitted"`
-	Headline    string        `json:"headline"`
-	Notes       []string      `json:"notes"`
-	CheckerDead *string       `json:"checkerDead"`
-	Baselined   int           `json:"baselined,omitempty"`
+	Input           string        `json:"input"`
+	RunID           string        `json:"runId"`
+	SessionID       *string       `json:"sessionId"`
+	Events          int           `json:"events"`
+	HeadMissing     bool          `json:"headMissing"`
+	Recorded        jsonSide      `json:"recorded"`
+	Replayed        *jsonSide     `json:"replayed,omitempty"`
+	Findings        []jsonFinding `json:"findings"`
+	Verdict         Verdict       `json:"verdict"`
+	FirstLine       int64         `json:"firstLine"`
+	Turn            *int          `json:"turn"`
+	Turns           *int          `json:"turns"`
+	AlsoIn          []string      `json:"alsoIn"`
+	Defects         int           `json:"defects"`
+	Advisories      int           `json:"advisories"`
+	Drift           *int          `json:"drift,omitempty"`
+	Matching        int           `json:"matching"`
+	Omitted         int           `json:"omitted"`
+	Headline        string        `json:"headline"`
+	Notes           []string      `json:"notes"`
+	CheckerDead     *string       `json:"checkerDead"`
+	Baselined       int           `json:"baselined,omitempty"`
+	EvidenceDamaged bool          `json:"evidenceDamaged"`
+	DamagedOnly     bool          `json:"damagedOnly"`
+	Damage          []jsonDamage  `json:"damage"`
 	// AnswerValidation is present only for a run whose declarations ask
 	// for one (validation.go).
 	AnswerValidation []jsonAnswerValidation `json:"answerValidation,omitempty"`
+}
+
+type jsonDamage struct {
+	Cause   DamageCause `json:"cause"`
+	Lost    int64       `json:"lost"`
+	Lines   []int64     `json:"lines"`
+	Charged bool        `json:"charged"`
+	Detail  *string     `json:"detail"`
+	Text    string      `json:"text"`
 }
 
 type jsonSide struct {
@@ -162,6 +176,7 @@ func RenderJSON(w io.Writer, r *Report) error {
 			Limit:           r.Options.Limit,
 			FailOn:          r.Options.failOn(),
 			AllowUnmeasured: r.Options.AllowUnmeasured,
+			AllowDamaged:    r.Options.AllowDamaged,
 		},
 		Bound:    Bound,
 		Baseline: jsonBaselineOf(r.Baseline),
@@ -203,7 +218,17 @@ func jsonInputOf(in Input) jsonInput {
 		HeadMissing:   nonNil(in.HeadMissing),
 		Error:         nullString(in.Error),
 		Notes:         nonNil(in.Notes),
+		LostRuns:      lostRunsJSON(in.LostRuns),
 	}
+}
+
+func lostRunsJSON(ls []recording.Loss) []recording.Loss {
+	out := make([]recording.Loss, len(ls))
+	for i, l := range ls {
+		l.Lines = nonNil(l.Lines)
+		out[i] = l
+	}
+	return out
 }
 
 func jsonRunOf(run Run) jsonRun {
@@ -228,6 +253,12 @@ func jsonRunOf(run Run) jsonRun {
 		Baselined:   run.Baselined,
 
 		AnswerValidation: jsonValidationOf(run.Validation),
+		EvidenceDamaged:  run.Damaged(),
+		DamagedOnly:      run.DamagedOnly,
+		Damage:           []jsonDamage{},
+	}
+	for _, d := range run.Damage {
+		jr.Damage = append(jr.Damage, jsonDamage{Cause: d.Cause, Lost: d.Lost, Lines: nonNil(d.Lines), Charged: d.Charged, Detail: nullString(d.Detail), Text: damagePhrase(d)})
 	}
 	if run.Turns > 0 {
 		turn, turns := run.Turn, run.Turns

@@ -187,6 +187,8 @@ func junitRunCases(r *Report, run *Run, rules []Rule) []junitCase {
 			c.Failure = junitFailure(failing, missing, recRow)
 		case run.CheckerDead != "":
 			c.Skipped = &junitSkipped{Message: Sanitize("unmeasured: dead checker: " + run.CheckerDead)}
+		case run.Damaged():
+			c.Skipped = &junitSkipped{Message: Sanitize("unmeasured: evidence damaged: " + damageText(run))}
 		default:
 			if why, measured := checkMeasured(run, kind, seam); !measured {
 				c.Skipped = &junitSkipped{Message: Sanitize("unmeasured: " + why)}

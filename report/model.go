@@ -63,6 +63,50 @@ const (
 	VerdictUnmeasured Verdict = "unmeasured"
 )
 
+// DamageCause names one way a run's input may have lost events of the run.
+type DamageCause string
+
+// Damage causes. Each is a loss the run cannot rule out; none says the lost
+// events held a finding, and none says they did not.
+const (
+	// DamageMalformed: lines (or events elements) that did not decode.
+	DamageMalformed DamageCause = "malformed"
+	// DamageCutOff: the last line was cut off mid-write.
+	DamageCutOff DamageCause = "cut-off"
+	// DamageDropped: the producer states it dropped events from the head
+	// of the stream (droppedEvents > 0).
+	DamageDropped DamageCause = "dropped"
+	// DamageIncomplete: the producer marks the recording complete: false.
+	DamageIncomplete DamageCause = "incomplete"
+	// DamageCappedHead: the recording starts past the stream's first event
+	// (firstRetainedEventIndex > 0), or the run starts without its head.
+	DamageCappedHead DamageCause = "capped-head"
+	// DamageLedgerCount: a ledger count the report cannot use (negative,
+	// not an integer, beyond what the run could have met).
+	DamageLedgerCount DamageCause = "ledger-count"
+)
+
+// Damage is one cause of damage to a run's evidence, located where the
+// input allows. A run with any damage has the state "evidence damaged": it
+// is not a bounded green, whatever its ledger says, because the lost lines
+// could have held its only finding.
+type Damage struct {
+	Cause DamageCause
+	// Lost is how many lines or events were lost; 0 when the input does not
+	// say (a run without its head).
+	Lost int64
+	// Lines are the first positions of the loss: input lines for NDJSON,
+	// the line an element starts on for a document; nil when not located.
+	Lines []int64
+	// Charged is true when the lost lines still name this run id, so the
+	// loss is this run's alone; false when it is charged to every run of
+	// the input because nothing says whose it was.
+	Charged bool
+	// Detail is an optional fact the cause's sentence adds (which count a
+	// ledger row got wrong, for example).
+	Detail string
+}
+
 // RowState classifies one ledger row.
 type RowState string
 
@@ -90,6 +134,9 @@ const (
 	HeadlineFiltered HeadlineKind = "filtered"
 	// HeadlineAbsence: nothing to list; the coverage state speaks.
 	HeadlineAbsence HeadlineKind = "absence"
+	// HeadlineDamaged: nothing to list, and the run's input lost lines
+	// that may have been its own; the damage speaks first.
+	HeadlineDamaged HeadlineKind = "damaged"
 )
 
 // Report is the one model every renderer reads. Build fills it; renderers
@@ -142,6 +189,10 @@ type Input struct {
 	// Coverage is CoverageNoTail for a readable input with no run, and
 	// empty otherwise (runs carry their own coverage).
 	Coverage Coverage
+	// LostRuns are losses that name a run id of which no event was read:
+	// a whole run lost. They make the input unmeasured (exit 3 unless
+	// AllowDamaged or AllowUnmeasured).
+	LostRuns []recording.Loss
 	// Notes are the loss-accounting sentences, in reading order.
 	Notes []string
 }
@@ -206,7 +257,18 @@ type Run struct {
 	// Validation is the answer validation of each final answer of the run,
 	// in answer order; nil when the declarations asked for none.
 	Validation []replay.AnswerValidation
+	// Damage lists why the run's evidence may be incomplete, in a fixed
+	// cause order; nil when nothing was lost. A damaged run without a
+	// proven defect is unmeasured (see DamagedOnly).
+	Damage []Damage
+	// DamagedOnly is true when the run is unmeasured for its damage alone:
+	// without it the run would be a bounded green. AllowDamaged turns the
+	// exit code of such a run to 0; the verdict stays unmeasured.
+	DamagedOnly bool
 }
+
+// Damaged reports whether the run's evidence is damaged.
+func (r *Run) Damaged() bool { return len(r.Damage) > 0 }
 
 // Side is one source of a run's integrity evidence, recorded or replayed,
 // with everything the report concludes from it.
@@ -308,6 +370,9 @@ type RunResult struct {
 	// registered check that noted nothing in a run that did work), empty
 	// when none.
 	CheckerDead string
+	// Damage is damage found past loading (an unusable ledger count, for
+	// example); Build adds the input's losses that reach the run.
+	Damage []Damage
 }
 
 // NewRunResult reads a loaded run's recorded evidence.

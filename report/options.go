@@ -48,6 +48,10 @@ type Options struct {
 	// AllowUnmeasured turns the unmeasured exit code into a green one. The
 	// verdict still says unmeasured.
 	AllowUnmeasured bool
+	// AllowDamaged turns the exit code of a run unmeasured only for its
+	// damaged evidence (and of an input that lost a run whole) into a green
+	// one. The verdict still says unmeasured.
+	AllowDamaged bool
 	// FilableKinds are the kinds some registered check in this build can
 	// file, in registry order. They come from the checks registry so that
 	// the report does not hard-code them.

@@ -289,18 +289,27 @@ func (b *sarifBuilder) inputNotifications(r *Report) {
 				Message:   sarifText{Text: fmt.Sprintf("Unmeasured: %s holds no run (no-tail). No evidence, not a clean run.", in.Path)},
 				Locations: b.location(in.Path, 0)})
 		}
+		if len(in.LostRuns) > 0 {
+			b.notes = append(b.notes, sarifNotification{Level: b.failLevel(r.Options.inputCode(&in)),
+				Message:   sarifText{Text: in.Path + ": " + strings.TrimPrefix(lostRunsNote(in.LostRuns), "⚠ ")},
+				Locations: b.location(in.Path, lostRunLine(in.LostRuns))})
+		}
 		for _, ri := range idx {
 			run := &r.Runs[ri]
-			if run.Verdict != VerdictUnmeasured {
-				continue
-			}
 			line := int64(0)
 			if run.LineNumbers {
 				line = run.FirstLine
 			}
-			b.notes = append(b.notes, sarifNotification{Level: "warning",
-				Message:   sarifText{Text: fmt.Sprintf("Unmeasured run %s: %s. No evidence its checks ran, not a clean run.", runLabel(run), unmeasuredWhy(run))},
-				Locations: b.location(run.Input, line)})
+			switch {
+			case run.Verdict == VerdictUnmeasured:
+				b.notes = append(b.notes, sarifNotification{Level: b.failLevel(r.Options.runCode(run)),
+					Message:   sarifText{Text: fmt.Sprintf("Unmeasured run %s: %s. No evidence its checks ran, not a clean run.", runLabel(run), unmeasuredWhy(run))},
+					Locations: b.location(run.Input, damageLine(run, line))})
+			case run.Damaged():
+				b.notes = append(b.notes, sarifNotification{Level: "warning",
+					Message:   sarifText{Text: fmt.Sprintf("Evidence damaged for run %s: %s.", runLabel(run), damageText(run))},
+					Locations: b.location(run.Input, damageLine(run, line))})
+			}
 		}
 	}
 	if br := r.Baseline; br != nil {
@@ -311,6 +320,15 @@ func (b *sarifBuilder) inputNotifications(r *Report) {
 			b.notes = append(b.notes, sarifNotification{Level: "note", Message: sarifText{Text: "Stale baseline entry (no longer found; remove it): " + e.Identity}})
 		}
 	}
+}
+
+// failLevel is "error" for a notification about something that fails the
+// exit code, "warning" for one an allowance let pass.
+func (b *sarifBuilder) failLevel(code int) string {
+	if code == ExitGreen {
+		return "warning"
+	}
+	return "error"
 }
 
 func (b *sarifBuilder) write(w io.Writer, exitCode int, unreadable bool, props map[string]any) error {
@@ -377,6 +395,7 @@ func summaryProps(r *Report, s Summary) map[string]any {
 	return map[string]any{
 		"inputs": s.Inputs, "unreadable": s.Unreadable, "emptyInputs": s.Empty,
 		"runs": s.Runs, "green": s.Green, "withDefects": s.Defects, "unmeasured": s.Unmeasured,
+		"damaged": s.Damaged, "lostRuns": s.LostRuns,
 		"defects": defects, "advisories": advisories, "baselined": baselined,
 	}
 }

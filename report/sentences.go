@@ -54,6 +54,9 @@ func headline(run *Run, opts Options, lc listCounts) (HeadlineKind, string) {
 		return HeadlineFiltered, fmt.Sprintf("NONE OF KIND '%s' — this run filed no finding of that kind. It filed %s of other kinds (%s); drop the kind filter to list them.",
 			opts.Kind, count(lc.real, "finding", "findings"), strings.Join(run.OtherKinds, ", "))
 	}
+	if run.Damaged() {
+		return HeadlineDamaged, damageHeadline(run, absenceHeadline(run))
+	}
 	return HeadlineAbsence, absenceHeadline(run)
 }
 
@@ -392,8 +395,8 @@ func runNotes(run *Run) []string {
 	if run.CheckerDead != "" {
 		notes = append(notes, "⚠ Dead checker (dev posture): "+run.CheckerDead+" Every green about that check is decoration, so the run counts as unmeasured.")
 	}
-	if run.HeadMissing {
-		notes = append(notes, "⚠ The run's head is missing (its first event is neither run_configured nor turn_start): the run_configured manifest, and any finding filed before the cut, may have been lost.")
+	if run.Damaged() && run.HeadlineKind != HeadlineDamaged {
+		notes = append(notes, "⚠ Evidence damaged: "+damageText(run)+".")
 	}
 	if len(run.AlsoIn) > 0 {
 		notes = append(notes, fmt.Sprintf("⚠ Events of this run id also appear in %s: the run is split across inputs, and each part is judged on its own.", strings.Join(run.AlsoIn, ", ")))

@@ -41,21 +41,7 @@ func (r *Report) InputSummaries() []InputSummary {
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
 		s := InputSummary{Path: in.Path, Error: in.Error, Runs: len(idx)}
-		code := ExitGreen
-		raise := func(c int) {
-			if c == ExitUnmeasured && r.Options.AllowUnmeasured {
-				c = ExitGreen
-			}
-			if exitRank(c) > exitRank(code) {
-				code = c
-			}
-		}
-		switch {
-		case in.Error != "":
-			raise(ExitUnreadable)
-		case in.RunCount == 0:
-			raise(ExitUnmeasured)
-		}
+		code := r.Options.inputCode(&in)
 		for _, ri := range idx {
 			run := &r.Runs[ri]
 			switch run.Verdict {
@@ -69,7 +55,7 @@ func (r *Report) InputSummaries() []InputSummary {
 			s.Defects += run.Defects
 			s.Advisories += run.Advisories
 			s.Baselined += run.Baselined
-			raise(verdictCode(run.Verdict))
+			code = worseExit(code, r.Options.runCode(run))
 		}
 		s.ExitCode = code
 		out = append(out, s)
@@ -192,10 +178,17 @@ func runLabel(run *Run) string {
 
 // unmeasuredWhy says why a run is unmeasured, in words.
 func unmeasuredWhy(run *Run) string {
-	if run.CheckerDead != "" {
-		return "dead checker: " + run.CheckerDead
+	if run.DamagedOnly {
+		return "evidence damaged: " + damageText(run)
 	}
-	return unmeasuredReason(&run.Recorded)
+	why := unmeasuredReason(&run.Recorded)
+	if run.CheckerDead != "" {
+		why = "dead checker: " + run.CheckerDead
+	}
+	if run.Damaged() {
+		why += "; evidence damaged too: " + damageText(run)
+	}
+	return why
 }
 
 // runOutcomes words how many runs ended green, with defects and unmeasured,
@@ -225,12 +218,18 @@ func (s Summary) inputsAndRuns() string {
 	if s.Empty > 0 {
 		flaws = append(flaws, fmt.Sprintf("%d with no run", s.Empty))
 	}
+	if s.LostRuns > 0 {
+		flaws = append(flaws, fmt.Sprintf("%d with a run lost whole", s.LostRuns))
+	}
 	if len(flaws) > 0 {
 		line += " (" + strings.Join(flaws, ", ") + ")"
 	}
 	line += ", " + count(s.Runs, "run", "runs")
 	if parts := runOutcomes(s.Green, s.Defects, s.Unmeasured); len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
+	}
+	if s.Damaged > 0 {
+		line += fmt.Sprintf(" (%d with damaged evidence)", s.Damaged)
 	}
 	return line
 }

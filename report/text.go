@@ -382,7 +382,15 @@ func verdictLine(r *Report, run *Run) string {
 		return fmt.Sprintf("verdict: DEFECTS — fails the gate (fail on %s)", r.Options.failOn())
 	case VerdictUnmeasured:
 		s := "verdict: UNMEASURED — " + unmeasuredReason(&run.Recorded)
-		if r.Options.AllowUnmeasured {
+		if run.Damaged() {
+			s = "verdict: UNMEASURED — evidence damaged"
+			if !run.DamagedOnly {
+				s += ", and " + unmeasuredReason(&run.Recorded)
+			}
+		}
+		if run.DamagedOnly && r.Options.AllowDamaged {
+			s += " (allowed by --allow-damaged: it does not fail the exit code)"
+		} else if r.Options.AllowUnmeasured {
 			s += " (allowed: it does not fail the exit code)"
 		}
 		return s

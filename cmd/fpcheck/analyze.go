@@ -19,7 +19,9 @@ type AnalyzeOptions struct {
 	Limit  int
 	FailOn string
 	Allow  bool
-	Load   loadOptions
+	// AllowDamaged is --allow-damaged.
+	AllowDamaged bool
+	Load         loadOptions
 	// Output is --format and --output; Baseline and WriteBaseline name
 	// the baseline read and the one written.
 	Output        outputFlags
@@ -69,6 +71,7 @@ report, for example --output sarif=fpcheck.sarif --output junit=junit.xml.
 	f.IntVar(&o.Limit, "limit", 0, "list at most N findings per run (0 = all)")
 	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory (advisories fail too) or drift (recorded and replayed disagree)")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run has no evidence or a registered check never ran")
+	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (lines lost that may have been its own); the report still says so")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	f.StringVar(&o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
 	addLoadFlags(cmd, &o.Load)
@@ -120,6 +123,7 @@ func (o *AnalyzeOptions) reportOptions() report.Options {
 		Limit:           o.Limit,
 		FailOn:          o.FailOn,
 		AllowUnmeasured: o.Allow,
+		AllowDamaged:    o.AllowDamaged,
 		FilableKinds:    checks.FilableKinds(),
 		KnownKinds:      checks.KnownKinds(),
 	}

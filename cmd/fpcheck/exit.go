@@ -35,7 +35,8 @@ const exitCodesHelp = `Exit codes (the same whatever --format says):
   1  defects (for diff: a new defect or a coverage regression)
   2  usage, declarations fpcheck cannot honour, or an unreadable input
   3  unmeasured: no evidence, nothing checked, a registered check that never
-     ran, or a dead checker (unless --allow-unmeasured)
+     ran, a dead checker, or damaged evidence (lines lost that may have been
+     a run's own) (unless --allow-unmeasured; damage alone: --allow-damaged)
   4  internal error in fpcheck itself (please report it)`
 
 // StatusError carries a decided exit code out of a command whose output has

@@ -1,0 +1,119 @@
+package recording
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSalvageRunID(t *testing.T) {
+	tests := []struct {
+		name, line, want string
+	}{
+		{"meta runId of a cut event", `{"type":"agentfootprint.stream.llm_start","payload":{"iteration":`, ""},
+		{"runId before the cut", `{"meta":{"runId":"run-1-1","x":`, "run-1-1"},
+		{"spaces around the colon", `{"meta":{"runId" :  "run-1-1"`, "run-1-1"},
+		{"two keys agreeing", `{"meta":{"runId":"r"},"payload":{"runId":"r"},`, "r"},
+		{"two keys disagreeing", `{"meta":{"runId":"r1"},"payload":{"runId":"r2"},`, ""},
+		{"value cut off", `{"meta":{"runId":"run-1`, ""},
+		{"escape in the value", `{"meta":{"runId":"run\"-1"}`, ""},
+		{"not a string", `{"meta":{"runId":12}`, ""},
+		{"empty value", `{"meta":{"runId":""}`, ""},
+		{"key as a value", `{"note":"runId","meta":{"runId":"r"}`, "r"},
+		{"control character", "{\"meta\":{\"runId\":\"r\x1b1\"}", ""},
+		{"too long", `{"meta":{"runId":"` + strings.Repeat("x", runIDBytes+1) + `"}`, ""},
+		{"not JSON", "this is not json at all", ""},
+		{"NULs", "\x00\x00\x00", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := salvageRunID([]byte(tt.line)); got != tt.want {
+				t.Errorf("salvageRunID(%q) = %q, want %q", tt.line, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLossLog(t *testing.T) {
+	var g lossLog
+	g.add("malformed", 4, "")
+	g.add("malformed", 5, "r1")
+	g.add("malformed", 6, "")
+	g.add("cut off", 9, "r1")
+	for i := int64(0); i < 7; i++ {
+		g.add("malformed", 10+i, "r2")
+	}
+	want := []Loss{
+		{Kind: "malformed", Count: 2, Lines: []int64{4, 6}},
+		{Kind: "malformed", RunID: "r1", Count: 1, Lines: []int64{5}},
+		{Kind: "cut off", RunID: "r1", Count: 1, Lines: []int64{9}},
+		{Kind: "malformed", RunID: "r2", Count: 7, Lines: []int64{10, 11, 12, 13, 14}},
+	}
+	if diff := cmp.Diff(want, g.finish()); diff != "" {
+		t.Errorf("losses (-want +got):\n%s", diff)
+	}
+}
+
+// TestLossLogBoundsRunIDs: a crafted input with a fresh run id on every bad
+// line keeps a bounded list, and what is past the bound is charged to no run
+// in particular (every run), never dropped.
+func TestLossLogBoundsRunIDs(t *testing.T) {
+	var g lossLog
+	const n = lostRunIDs * 4
+	for i := range n {
+		g.add("malformed", int64(i+1), "run-"+strconv.Itoa(i))
+	}
+	ls := g.finish()
+	if len(ls) > lostRunIDs+1 {
+		t.Fatalf("%d losses kept, want at most %d", len(ls), lostRunIDs+1)
+	}
+	var total int64
+	for _, l := range ls {
+		total += l.Count
+	}
+	if total != n {
+		t.Errorf("losses count %d lines, want %d", total, n)
+	}
+}
+
+// TestLoadLosses loads NDJSON and a recording document with bad lines and
+// checks the losses name the runs the lines still carry.
+func TestLoadLosses(t *testing.T) {
+	ndjson := strings.Join([]string{
+		`{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"r1"}}`,
+		`{"type":"agentfootprint.stream.llm_start","meta":{"runId":"r1"},"payload":{"iteration":`,
+		`garbage`,
+		`{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"r2"}}`,
+		`{"type":"agentfootprint.stream.llm_end","meta":{"runId":"r2"`,
+	}, "\n")
+	res, err := loadBytes(t, "losses.jsonl", []byte(ndjson), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Stats
+	want := []Loss{
+		{Kind: "malformed", RunID: "r1", Count: 1, Lines: []int64{2}},
+		{Kind: "malformed", Count: 1, Lines: []int64{3}},
+		{Kind: "cut off", RunID: "r2", Count: 1, Lines: []int64{5}},
+	}
+	if diff := cmp.Diff(want, st.Losses); diff != "" {
+		t.Errorf("losses (-want +got):\n%s", diff)
+	}
+}
+
+func FuzzSalvageRunID(f *testing.F) {
+	f.Add([]byte(`{"meta":{"runId":"run-1-1"`))
+	f.Add([]byte(`{"runId":"a","runId":"b"}`))
+	f.Add([]byte(`"runId":`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id := salvageRunID(b)
+		if id == "" {
+			return
+		}
+		if len(id) > runIDBytes || strings.ContainsAny(id, "\\\"") || !strings.Contains(string(b), `"`+id+`"`) {
+			t.Fatalf("salvageRunID(%q) = %q: not a plain string value of the line", b, id)
+		}
+	})
+}
