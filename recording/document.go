@@ -33,17 +33,28 @@ type docWalker struct {
 	envRunID     *string
 
 	parkedSeen map[string]bool
+
+	// packedTop is set when the document itself is a packed recording;
+	// innerAt names the text an inner scanner reads, for messages
+	// ("payload.value", or a packed recording's expansion).
+	packedTop bool
+	innerAt   string
 }
 
 // innerError is a failure inside the recording text an artifact stores in
-// payload.value; its offsets count bytes of that text, not of the file.
-type innerError struct{ err error }
+// payload.value, or inside the recording a packed one expands to; its
+// offsets count bytes of that text, not of the file. in says which, as a
+// message fragment ("in the recording text stored in payload.value, ").
+type innerError struct {
+	err error
+	in  string
+}
 
 func (e *innerError) Error() string { return e.err.Error() }
 func (e *innerError) Unwrap() error { return e.err }
 
 func (l *loader) readDocument(src *source) error {
-	w := &docWalker{l: l, src: src}
+	w := &docWalker{l: l, src: src, packedTop: src.format == formatPacked, innerAt: "payload.value"}
 	l.split.holdLast = true
 	s := newScanner(src.br, l.opts.MaxNesting)
 	if l.spec != nil {
@@ -92,7 +103,7 @@ func (l *loader) documentError(err error, src *source) error {
 	inner := ""
 	var in *innerError
 	if errors.As(err, &in) {
-		inner = "in the recording text stored in payload.value, "
+		inner = in.in
 		err = in.err
 	}
 	var se *syntaxError
@@ -215,6 +226,16 @@ func (w *docWalker) top(s *scanner) error {
 	if c, kind := peekKind(s); c != '{' {
 		return fmt.Errorf("not an agentfootprint recording: the document is a JSON %s", kind)
 	}
+	if w.packedTop {
+		// The sniffer read the format; the members may come in any order,
+		// and the values usually come after the recording that refers to
+		// them, so both are held until the object ends.
+		parts := &packedParts{sawFormat: true}
+		if err := object(s, func(k string) error { return w.packedMember(s, k, parts, "") }); err != nil {
+			return err
+		}
+		return w.expandPacked(parts, "")
+	}
 	return object(s, func(k string) error {
 		switch k {
 		case "format":
@@ -237,14 +258,57 @@ func (w *docWalker) top(s *scanner) error {
 	})
 }
 
-// recording walks a Recording object ({snapshot, events, structure}).
+// recording walks a Recording object ({snapshot, events, structure}), or
+// a packed recording in its place.
 func (w *docWalker) recording(s *scanner, lines bool, name string) error {
 	if c, kind := peekKind(s); c != '{' {
 		line, at := w.at(s)
 		w.l.probs.add("not a recording", line, fmt.Sprintf("%s%s is a JSON %s, not a recording object; nothing read from it", at, name, kind))
 		return s.skipValue()
 	}
-	return object(s, func(k string) error { return w.recordingKey(s, k, lines) })
+	return w.recordingObject(s, lines, name)
+}
+
+// recordingObject walks the members of a Recording object. A packed
+// recording says so in its first member, its format (the one place the
+// library writes it); from there its values and recording are held and
+// expanded when the object ends. A packed format stated after members
+// already read as plain content is refused: they were not what they
+// seemed.
+func (w *docWalker) recordingObject(s *scanner, lines bool, name string) error {
+	var parts *packedParts
+	first := true
+	err := object(s, func(k string) error {
+		isFirst := first
+		first = false
+		if parts != nil {
+			return w.packedMember(s, k, parts, name)
+		}
+		if k == "format" {
+			if c, _ := peekKind(s); c == '"' {
+				v, err := s.readString(4096)
+				if err != nil {
+					return err
+				}
+				if !isPackedFamily(v) {
+					return nil
+				}
+				if err := checkPackedFormat(v); err != nil {
+					return &InputError{Path: w.src.name, Err: fmt.Errorf("%s.format: %w", name, err)}
+				}
+				if !isFirst {
+					return &InputError{Path: w.src.name, Err: fmt.Errorf("%s states the packed format %s after members already read as a plain recording; a packed recording states its format first", name, quoteName(v))}
+				}
+				parts = &packedParts{sawFormat: true}
+				return nil
+			}
+		}
+		return w.recordingKey(s, k, lines)
+	})
+	if err != nil || parts == nil {
+		return err
+	}
+	return w.expandPacked(parts, name)
 }
 
 // recordingKey handles one member of a Recording; other keys are skipped.
@@ -469,7 +533,7 @@ func (w *docWalker) artifactPayload(s *scanner) error {
 					if errors.As(err, &ie) || errors.As(err, &cb) {
 						return err
 					}
-					return &innerError{err}
+					return &innerError{err: err, in: "in the recording text stored in payload.value, "}
 				}
 				// Drain what is left of the string (only whitespace).
 				_, err = io.Copy(io.Discard, dec)
@@ -488,7 +552,7 @@ func (w *docWalker) innerRecording(inner *scanner) error {
 		}
 		return fmt.Errorf("not an agentfootprint recording: the text in payload.value is a JSON %s, not a recording", kind)
 	}
-	if err := object(inner, func(k string) error { return w.recordingKey(inner, k, false) }); err != nil {
+	if err := w.recordingObject(inner, false, "payload.value"); err != nil {
 		return err
 	}
 	if !inner.atEnd() {
@@ -642,7 +706,7 @@ func (w *docWalker) capture(s *scanner, limit int64, what, flag string) ([]byte,
 // nothing inside an artifact's embedded recording text.
 func (w *docWalker) at(s *scanner) (int64, string) {
 	if s != w.outer {
-		return 0, "payload.value: "
+		return 0, w.innerAt + ": "
 	}
 	return s.line(), fmt.Sprintf("line %d: ", s.line())
 }

@@ -179,6 +179,9 @@ type Stats struct {
 	FirstRetainedEventIndex *int64 `json:"firstRetainedEventIndex,omitempty"`
 	// Producer is the envelope's producer.agentfootprintVersion, when stated.
 	Producer string `json:"producer,omitempty"`
+	// Packed is true when the recording was stored packed
+	// (agentfootprint.recording.packed.v1) and read through its expansion.
+	Packed bool `json:"packed,omitempty"`
 	// HasEvents is false when a recording carries no events key at all
 	// (a snapshot saved without its tail).
 	HasEvents bool      `json:"hasEvents"`

@@ -216,6 +216,10 @@ func newLoader(name string, opts Options, fn func(*Run) error) *loader {
 // read dispatches one source by its sniffed format.
 func (l *loader) read(src *source) error {
 	l.stats.Format = src.format
+	if src.format == formatPacked {
+		// A packed recording reads as the plain one it stands for.
+		l.stats.Format = FormatRecording
+	}
 	l.stats.Compression = src.compression
 	switch src.format {
 	case FormatEmpty:

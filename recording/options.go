@@ -15,6 +15,11 @@ type Options struct {
 	// MaxEventsPerRun caps the events of one run; more is an error naming
 	// the run and the limit. Default 5,000,000.
 	MaxEventsPerRun int
+	// MaxPackedExpansion caps the plain JSON a packed recording may stand
+	// for, measured on its packed form before anything is expanded; it also
+	// caps the packed form itself, which is held in memory while it is
+	// read. Default 8 GiB (DefaultMaxPackedExpansion).
+	MaxPackedExpansion int64
 	// NoRotated turns off the rotated-pair rule: by default a sibling
 	// "<path>.1" of an NDJSON stream is read before "<path>", as one input.
 	NoRotated bool
@@ -92,6 +97,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxDecompressedBytes <= 0 {
 		o.MaxDecompressedBytes = DefaultMaxDecompressedBytes
+	}
+	if o.MaxPackedExpansion <= 0 {
+		o.MaxPackedExpansion = DefaultMaxPackedExpansion
 	}
 	if o.MaxEventsPerRun <= 0 {
 		o.MaxEventsPerRun = DefaultMaxEventsPerRun

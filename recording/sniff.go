@@ -117,7 +117,9 @@ func scanTopKeys(b []byte) topKeys {
 // sniffWindow of them), by content only, in this order:
 //
 //  1. an object with a string "format": the envelope, if the string is
-//     agentfootprint.recording.v1; any other string is refused by name;
+//     agentfootprint.recording.v1; a packed recording, if it is
+//     agentfootprint.recording.packed.v1; any other string is refused by
+//     name;
 //  2. an object with a numeric "format": an artifact, if its meta.kind is
 //     recording/run; a format above 1 is refused;
 //  3. an object with a "snapshot", "events", "structure" or "recording"
@@ -143,6 +145,11 @@ func sniffFormat(window []byte, atEOF bool) (Format, error) {
 	if window[i] == '{' {
 		tk := scanTopKeys(window[i:])
 		switch {
+		case tk.formatKind == "string" && isPackedFamily(tk.formatStr):
+			if err := checkPackedFormat(tk.formatStr); err != nil {
+				return "", err
+			}
+			return formatPacked, nil
 		case tk.formatKind == "string":
 			if tk.formatStr != EnvelopeFormat {
 				return "", fmt.Errorf("unknown envelope format %s — this build reads %s only", quoteName(tk.formatStr), EnvelopeFormat)

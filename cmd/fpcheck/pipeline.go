@@ -25,6 +25,7 @@ type loadOptions struct {
 	MaxDecompressedBytes int64
 	MaxEventsPerRun      int
 	MaxNesting           int
+	MaxPackedExpansion   int64
 }
 
 // pipeline turns CLI arguments into report inputs: expand, load each input
@@ -89,6 +90,7 @@ func (p *pipeline) recordingOptions() recording.Options {
 		MaxDecompressedBytes: p.opts.MaxDecompressedBytes,
 		MaxEventsPerRun:      p.opts.MaxEventsPerRun,
 		MaxNesting:           p.opts.MaxNesting,
+		MaxPackedExpansion:   p.opts.MaxPackedExpansion,
 		NoRotated:            p.opts.NoRotated,
 		// Keep only the payloads judge reads: the rest of a stream's bytes
 		// are validated and counted, then let go.
