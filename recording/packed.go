@@ -287,20 +287,30 @@ func (c *packCompiler) value(i int) (int, error) {
 			return j + 1, nil
 		}
 		for k := 0; ; k++ {
-			c.path = append(c.path, "["+strconv.Itoa(k)+"]")
-			end, err := c.value(j)
-			c.path = c.path[:len(c.path)-1]
-			if err != nil {
-				return end, err
+			next, more, err := c.member("["+strconv.Itoa(k)+"]", j)
+			if err != nil || !more {
+				return next, err
 			}
-			j = skipWS(c.src, end)
-			if j >= len(c.src) || c.src[j] != ',' {
-				return j + 1, nil
-			}
-			j++
+			j = next
 		}
 	}
 	return skipJSON(c.src, i)
+}
+
+// member compiles the member value at i, named step in places, and
+// returns where the next member starts (more) or where its container ends.
+func (c *packCompiler) member(step string, i int) (next int, more bool, err error) {
+	c.path = append(c.path, step)
+	end, err := c.value(i)
+	c.path = c.path[:len(c.path)-1]
+	if err != nil {
+		return end, false, err
+	}
+	j := skipWS(c.src, end)
+	if j >= len(c.src) || c.src[j] != ',' {
+		return j + 1, false, nil
+	}
+	return j + 1, true, nil
 }
 
 // object compiles the object at i. With special set, a one-member object
@@ -361,18 +371,11 @@ func (c *packCompiler) object(i int, special bool) (int, error) {
 		if err != nil {
 			return kend, err
 		}
-		c.path = append(c.path, pathKey(c.src[j:kend]))
-		colon := skipWS(c.src, kend)
-		end, err := c.value(colon + 1)
-		c.path = c.path[:len(c.path)-1]
-		if err != nil {
-			return end, err
+		next, more, err := c.member(pathKey(c.src[j:kend]), skipWS(c.src, kend)+1)
+		if err != nil || !more {
+			return next, err
 		}
-		j = skipWS(c.src, end)
-		if j >= len(c.src) || c.src[j] != ',' {
-			return j + 1, nil
-		}
-		j = skipWS(c.src, j+1)
+		j = skipWS(c.src, next)
 	}
 	return j, &packError{c.place() + ": the packed text ends early"}
 }

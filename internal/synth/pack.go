@@ -225,21 +225,6 @@ func (p *packer) emit(out *bytes.Buffer, n *node) {
 }
 
 func (p *packer) expand(out *bytes.Buffer, n *node) {
-	switch n.kind {
-	case '"', 's':
-		out.Write(n.raw)
-		return
-	case '[':
-		out.WriteByte('[')
-		for i, k := range n.kids {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			p.emit(out, k)
-		}
-		out.WriteByte(']')
-		return
-	}
 	reserved := false
 	for _, k := range n.keys {
 		if s := decodeString(k); s == "$af:ref" || s == "$af:esc" {
@@ -249,17 +234,36 @@ func (p *packer) expand(out *bytes.Buffer, n *node) {
 	if reserved {
 		out.WriteString(`{"$af:esc":`)
 	}
-	out.WriteByte('{')
-	for i, k := range n.keys {
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		out.Write(k)
-		out.WriteByte(':')
-		p.emit(out, n.kids[i])
-	}
-	out.WriteByte('}')
+	writeNode(out, n, p.emit)
 	if reserved {
+		out.WriteByte('}')
+	}
+}
+
+// writeNode writes one value compactly, its members by member.
+func writeNode(out *bytes.Buffer, n *node, member func(*bytes.Buffer, *node)) {
+	switch n.kind {
+	case '"', 's':
+		out.Write(n.raw)
+	case '[':
+		out.WriteByte('[')
+		for i, k := range n.kids {
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			member(out, k)
+		}
+		out.WriteByte(']')
+	default:
+		out.WriteByte('{')
+		for i, k := range n.keys {
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			out.Write(k)
+			out.WriteByte(':')
+			member(out, n.kids[i])
+		}
 		out.WriteByte('}')
 	}
 }
@@ -271,29 +275,4 @@ func decodeString(raw []byte) string {
 }
 
 // writeTree writes a value compactly, as it was.
-func writeTree(out *bytes.Buffer, n *node) {
-	switch n.kind {
-	case '"', 's':
-		out.Write(n.raw)
-	case '[':
-		out.WriteByte('[')
-		for i, k := range n.kids {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			writeTree(out, k)
-		}
-		out.WriteByte(']')
-	default:
-		out.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			out.Write(k)
-			out.WriteByte(':')
-			writeTree(out, n.kids[i])
-		}
-		out.WriteByte('}')
-	}
-}
+func writeTree(out *bytes.Buffer, n *node) { writeNode(out, n, writeTree) }
