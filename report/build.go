@@ -68,6 +68,7 @@ func buildInput(in InputResult) Input {
 		}
 		input.TruncatedTail = s.TruncatedTail
 		input.DroppedEvents, input.Complete = s.DroppedEvents, s.Complete
+		input.Producer = s.Producer
 		input.NoEventsKey = !s.HasEvents && (s.Format == recording.FormatRecording || s.Format == recording.FormatEnvelope || s.Format == recording.FormatArtifact)
 		input.Problems = append(input.Problems, s.Problems...)
 	}

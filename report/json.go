@@ -48,6 +48,7 @@ type jsonInput struct {
 	Blank         int64               `json:"blank"`
 	WrongTypes    map[string]int64    `json:"wrongTypes"`
 	NoEventsKey   bool                `json:"noEventsKey"`
+	Producer      string              `json:"producer,omitempty"`
 	RunCount      int                 `json:"runCount"`
 	HeadMissing   []string            `json:"headMissingRuns"`
 	Error         *string             `json:"error"`
@@ -214,6 +215,7 @@ func jsonInputOf(in Input) jsonInput {
 		Blank:         in.Blank,
 		WrongTypes:    nonNilMap(in.WrongTypes),
 		NoEventsKey:   in.NoEventsKey,
+		Producer:      in.Producer,
 		RunCount:      in.RunCount,
 		HeadMissing:   nonNil(in.HeadMissing),
 		Error:         nullString(in.Error),

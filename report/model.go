@@ -177,6 +177,10 @@ type Input struct {
 	// NoEventsKey is true when a recording document has no events key at
 	// all.
 	NoEventsKey bool
+	// Producer is the agentfootprint version the recording states it was
+	// written by (an envelope's producer.agentfootprintVersion); empty
+	// when it states none.
+	Producer string
 	// Problems are the first problems the reader located, by line; never
 	// nil.
 	Problems []recording.Problem

@@ -287,6 +287,9 @@ func inputNotes(in *Input, haveStats bool) []string {
 			s += "; nothing was skipped."
 		}
 		notes = append(notes, s)
+		if in.Producer != "" {
+			notes = append(notes, producerNote(in.Producer))
+		}
 		if len(in.Problems) > 0 {
 			notes = append(notes, "Problems: "+problemList(in.Problems)+".")
 		}
@@ -428,4 +431,22 @@ func runNotes(run *Run) []string {
 		}
 	}
 	return notes
+}
+
+// producerNote says which agentfootprint release wrote an input, as the
+// input states it. The version is the recording's own text, so anything
+// not shaped like a version is quoted rather than shown as one.
+func producerNote(v string) string {
+	if v == "unknown" {
+		return "Written by agentfootprint of a version its producer could not read (the envelope says \"unknown\")."
+	}
+	if len(v) <= 40 && strings.IndexFunc(v, func(r rune) bool {
+		return !(r == '.' || r == '-' || r == '+' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
+	}) < 0 {
+		return "Written by agentfootprint " + v + ", as the envelope states."
+	}
+	if len(v) > 40 {
+		v = v[:40] + "…"
+	}
+	return fmt.Sprintf("Written by agentfootprint of a version the envelope gives as %q.", v)
 }
