@@ -14,7 +14,7 @@ import (
 // and the sentences that state them. It never fails: an input that could
 // not be read is a fact of the report, not an error of Build.
 func Build(inputs []InputResult, opts Options) *Report {
-	r := &Report{SchemaVersion: SchemaVersion, Options: opts}
+	r := &Report{SchemaVersion: SchemaVersion, Options: opts, Sources: inputs}
 	for _, in := range inputs {
 		input := buildInput(in)
 		runs := slices.Clone(in.Runs)

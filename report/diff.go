@@ -88,26 +88,46 @@ type InputPair struct {
 // and inputs of the same name pair; the order is base order, then the
 // head's inputs with no base counterpart, in head order.
 func PairInputs(baseRoot string, base []string, headRoot string, head []string) []InputPair {
-	if baseRoot == "" && headRoot == "" && len(base) == 1 && len(head) == 1 {
+	named := func(root string, paths []string) []Scenario {
+		out := make([]Scenario, len(paths))
+		for i, p := range paths {
+			out[i] = Scenario{Root: root, Path: p}
+		}
+		return out
+	}
+	return PairScenarios(named(baseRoot, base), named(headRoot, head))
+}
+
+// Scenario is an input as a cohort names it: its path, and the directory
+// it was found under (empty for an input named itself).
+type Scenario struct{ Root, Path string }
+
+// ScenarioName is the name inputs pair by: the path relative to its root,
+// slash-separated, or the file's base name when it has no root.
+func ScenarioName(root, p string) string {
+	if root == "" {
+		return path.Base(strings.ReplaceAll(p, `\`, "/"))
+	}
+	return relName(root, p)
+}
+
+// PairScenarios is PairInputs for inputs that each carry their own root,
+// as the inputs of saved reports do.
+func PairScenarios(base, head []Scenario) []InputPair {
+	if len(base) == 1 && len(head) == 1 && base[0].Root == "" && head[0].Root == "" {
 		return []InputPair{{Base: 0, Head: 0}}
 	}
-	name := func(root, p string) string {
-		if root == "" {
-			return path.Base(strings.ReplaceAll(p, `\`, "/"))
-		}
-		return relName(root, p)
-	}
 	headIdx := map[string]int{}
-	for j, p := range head {
-		n := name(headRoot, p)
+	for j, s := range head {
+		n := ScenarioName(s.Root, s.Path)
 		if _, ok := headIdx[n]; !ok {
 			headIdx[n] = j
 		}
 	}
 	var pairs []InputPair
 	used := map[int]bool{}
-	for i, p := range base {
-		n := name(baseRoot, p)
+	for i, s := range base {
+		n := ScenarioName(s.Root, s.Path)
 		j, ok := headIdx[n]
 		if ok && !used[j] {
 			used[j] = true
@@ -116,9 +136,9 @@ func PairInputs(baseRoot string, base []string, headRoot string, head []string) 
 		}
 		pairs = append(pairs, InputPair{Name: n, Base: i, Head: -1})
 	}
-	for j, p := range head {
+	for j, s := range head {
 		if !used[j] {
-			pairs = append(pairs, InputPair{Name: name(headRoot, p), Base: -1, Head: j})
+			pairs = append(pairs, InputPair{Name: ScenarioName(s.Root, s.Path), Base: -1, Head: j})
 		}
 	}
 	return pairs

@@ -22,6 +22,9 @@ type jsonReport struct {
 	ExitCode      int                `json:"exitCode"`
 	// Baseline is present only when a baseline was given (baseline.go).
 	Baseline *jsonBaseline `json:"baseline,omitempty"`
+	// Evidence is what the report was judged from, for fpcheck to read
+	// back (saved.go); readers of the report use the sections above.
+	Evidence *jsonEvidence `json:"evidence"`
 }
 
 type jsonOptions struct {
@@ -182,6 +185,7 @@ func RenderJSON(w io.Writer, r *Report) error {
 		Bound:    Bound,
 		Baseline: jsonBaselineOf(r.Baseline),
 		ExitCode: r.ExitCode(),
+		Evidence: jsonEvidenceOf(r),
 	}
 	for _, in := range r.Inputs {
 		out.Inputs = append(out.Inputs, jsonInputOf(in))

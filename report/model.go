@@ -151,6 +151,11 @@ type Report struct {
 	Conversations []Conversation
 	// Baseline is what Options.Baseline did; nil without a baseline.
 	Baseline *BaselineReport
+	// Sources are the inputs Build judged, as read; the JSON report carries
+	// them so that it can be read back and judged again (saved.go).
+	Sources []InputResult
+	// Provenance is how Sources were produced; the CLI sets it.
+	Provenance Provenance
 }
 
 // Input is one input's loss accounting: what was read, what was skipped and
@@ -359,6 +364,13 @@ type InputResult struct {
 	Err error
 	// Path names the input when Stats is nil.
 	Path string
+	// Index is the input's position among all the inputs the arguments
+	// named (before any sharding); Root is the directory argument it was
+	// found under, empty for an input named itself. Both survive a saved
+	// report, so shards merge in the order of one invocation and cohorts
+	// pair by the path relative to their root.
+	Index int
+	Root  string
 }
 
 // RunResult is one run's evidence as handed to Build.

@@ -1,0 +1,300 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
+)
+
+// A saved JSON report is an input in its own right: `fpcheck merge` and
+// `fpcheck diff` read the evidence it carries and judge it again with Build,
+// so a report rebuilt from shards is, by construction, the report one
+// invocation over every input would have given. The rendered sections
+// (inputs, runs, …) are never read back: a count there can be edited, the
+// evidence it was derived from is what gets judged.
+
+// EvidenceVersion is the version of the "evidence" section of the JSON
+// report. It changes when a field of the evidence is renamed, removed or
+// changes meaning; a report carrying another version is refused by name.
+const EvidenceVersion = 1
+
+// Provenance is how a report's evidence was produced: what it was judged
+// with, and which part of a larger set of inputs it holds.
+type Provenance struct {
+	// Declarations is "sha256:<hex>" of the declarations file the runs were
+	// replayed with, empty for none; Posture is the replay's posture.
+	Declarations string
+	Posture      string
+	// Shard is which shard of the inputs the report holds; nil when it
+	// holds them all.
+	Shard *Shard
+	// Total is how many inputs the arguments named before sharding.
+	Total int
+}
+
+// Shard is shard Index (0-based) of Count.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+type jsonEvidence struct {
+	Version      int          `json:"version"`
+	Declarations *string      `json:"declarations"`
+	Posture      string       `json:"posture"`
+	Shard        *Shard       `json:"shard"`
+	Total        int          `json:"total"`
+	Inputs       []savedInput `json:"inputs"`
+}
+
+type savedInput struct {
+	Index int              `json:"index"`
+	Root  string           `json:"root"`
+	Path  string           `json:"path"`
+	Stats *recording.Stats `json:"stats"`
+	Error *string          `json:"error"`
+	Runs  []savedRun       `json:"runs"`
+}
+
+type savedRun struct {
+	Input       string           `json:"input"`
+	RunID       string           `json:"runId"`
+	SessionID   string           `json:"sessionId"`
+	Events      int              `json:"events"`
+	HeadMissing bool             `json:"headMissing"`
+	FirstLine   int64            `json:"firstLine"`
+	Recorded    *replay.Evidence `json:"recorded"`
+	Replayed    *replay.Evidence `json:"replayed"`
+	CheckerDead string           `json:"checkerDead"`
+}
+
+func jsonEvidenceOf(r *Report) *jsonEvidence {
+	p := r.Provenance
+	ev := &jsonEvidence{
+		Version:      EvidenceVersion,
+		Declarations: nullString(p.Declarations),
+		Posture:      p.Posture,
+		Shard:        p.Shard,
+		Total:        p.Total,
+		Inputs:       []savedInput{},
+	}
+	for _, in := range r.Sources {
+		si := savedInput{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, Runs: []savedRun{}}
+		if in.Err != nil {
+			msg := in.Err.Error()
+			si.Error = &msg
+		}
+		for _, rr := range in.Runs {
+			si.Runs = append(si.Runs, savedRun{
+				Input: rr.Input, RunID: rr.RunID, SessionID: rr.SessionID, Events: rr.Events,
+				HeadMissing: rr.HeadMissing, FirstLine: rr.FirstLine,
+				Recorded: rr.Recorded, Replayed: rr.Replayed, CheckerDead: rr.CheckerDead,
+			})
+		}
+		ev.Inputs = append(ev.Inputs, si)
+	}
+	return ev
+}
+
+// Saved is a saved JSON report read back: the options it was rendered
+// with, how its evidence was produced, and the evidence itself.
+type Saved struct {
+	Name       string
+	Options    SavedOptions
+	Provenance Provenance
+	Inputs     []InputResult
+}
+
+// SavedOptions are the report options a saved report states.
+type SavedOptions struct {
+	Kind            string
+	Limit           int
+	FailOn          string
+	AllowUnmeasured bool
+}
+
+// savedSniffBytes is how much of an input IsSaved looks at.
+const savedSniffBytes = 512
+
+// IsSaved reports whether head, the first bytes of an input, start a JSON
+// report as fpcheck writes it: an object whose first key is schemaVersion.
+// No agentfootprint recording starts that way.
+func IsSaved(head []byte) bool {
+	b := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
+		return false
+	}
+	b = bytes.TrimLeft(b[1:], " \t\r\n")
+	return bytes.HasPrefix(b, []byte(`"schemaVersion"`))
+}
+
+// SniffSaved peeks at r (which it wraps) and reports whether it holds a
+// saved report; the returned reader yields every byte of r.
+func SniffSaved(r io.Reader) (io.Reader, bool, error) {
+	br := bufio.NewReaderSize(r, 4096)
+	head, err := br.Peek(savedSniffBytes)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return br, false, err
+	}
+	return br, IsSaved(head), nil
+}
+
+// SavedError is a saved report fpcheck cannot read back; Path names it.
+type SavedError struct {
+	Path string
+	Err  error
+}
+
+func (e *SavedError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *SavedError) Unwrap() error { return e.Err }
+
+// ReadSaved decodes a saved JSON report of at most limit bytes (0: no
+// limit). Only the options and the evidence are read; everything else in
+// the document is derived from them and is judged again by whoever uses the
+// result.
+func ReadSaved(name string, r io.Reader, limit int64) (*Saved, error) {
+	fail := func(format string, a ...any) error { return &SavedError{Path: name, Err: fmt.Errorf(format, a...)} }
+	if limit > 0 {
+		r = io.LimitReader(r, limit+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fail("read failed: %w", err)
+	}
+	if limit > 0 && int64(len(data)) > limit {
+		return nil, fail("a saved report larger than %s (limit set by --max-decompressed-bytes)", humanSize(limit))
+	}
+	var doc struct {
+		SchemaVersion *int            `json:"schemaVersion"`
+		Options       json.RawMessage `json:"options"`
+		Evidence      json.RawMessage `json:"evidence"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fail("not a readable fpcheck report: %s", jsonErrorText(data, err, 0))
+	}
+	if doc.SchemaVersion == nil {
+		return nil, fail("not an fpcheck report: schemaVersion is not a number")
+	}
+	if *doc.SchemaVersion != SchemaVersion {
+		return nil, fail("an fpcheck report of schemaVersion %d; this build reads schemaVersion %d only", *doc.SchemaVersion, SchemaVersion)
+	}
+	if len(doc.Evidence) == 0 || string(doc.Evidence) == "null" {
+		return nil, fail("an fpcheck report without an evidence section (written by an older fpcheck build, or edited); analyze its recordings again with this build")
+	}
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(doc.Evidence, &probe); err != nil || probe.Version == nil {
+		return nil, fail("the report's evidence section has no version")
+	}
+	if *probe.Version != EvidenceVersion {
+		return nil, fail("the report's evidence is version %d; this build reads evidence version %d only", *probe.Version, EvidenceVersion)
+	}
+	var ev jsonEvidence
+	// An unknown key in the evidence is something this build would drop
+	// and then judge without: refused, never skipped.
+	dec := json.NewDecoder(bytes.NewReader(doc.Evidence))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ev); err != nil {
+		return nil, fail("the report's evidence does not decode: %s", jsonErrorText(data, err, bytes.LastIndex(data, doc.Evidence)))
+	}
+	var opts struct {
+		Kind            *string `json:"kind"`
+		Limit           int     `json:"limit"`
+		FailOn          string  `json:"failOn"`
+		AllowUnmeasured bool    `json:"allowUnmeasured"`
+	}
+	if len(doc.Options) > 0 {
+		if err := json.Unmarshal(doc.Options, &opts); err != nil {
+			return nil, fail("the report's options do not decode: %s", jsonErrorText(data, err, bytes.LastIndex(data, doc.Options)))
+		}
+	}
+	s := &Saved{Name: name, Options: SavedOptions{Limit: opts.Limit, FailOn: opts.FailOn, AllowUnmeasured: opts.AllowUnmeasured}}
+	if opts.Kind != nil {
+		s.Options.Kind = *opts.Kind
+	}
+	if err := s.take(&ev); err != nil {
+		return nil, fail("%w", err)
+	}
+	return s, nil
+}
+
+// take checks the decoded evidence for what a crafted report could hold
+// and keeps it.
+func (s *Saved) take(ev *jsonEvidence) error {
+	s.Provenance = Provenance{Posture: ev.Posture, Shard: ev.Shard, Total: ev.Total}
+	if ev.Declarations != nil {
+		if !strings.HasPrefix(*ev.Declarations, "sha256:") {
+			return fmt.Errorf("evidence.declarations is %q, not a sha256: digest", *ev.Declarations)
+		}
+		s.Provenance.Declarations = *ev.Declarations
+	}
+	if sh := ev.Shard; sh != nil && (sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count) {
+		return fmt.Errorf("evidence.shard is %d/%d, not a shard index below a positive count", sh.Index, sh.Count)
+	}
+	if ev.Total < len(ev.Inputs) {
+		return fmt.Errorf("evidence.total says %d inputs, but the evidence holds %d", ev.Total, len(ev.Inputs))
+	}
+	seen := map[int]bool{}
+	for i, si := range ev.Inputs {
+		if si.Index < 0 || si.Index >= ev.Total || seen[si.Index] {
+			return fmt.Errorf("evidence.inputs[%d] has index %d: not a distinct position below total %d", i, si.Index, ev.Total)
+		}
+		seen[si.Index] = true
+		in := InputResult{Stats: si.Stats, Path: si.Path, Index: si.Index, Root: si.Root}
+		if si.Error != nil {
+			in.Err = errors.New(*si.Error)
+		}
+		if in.Stats == nil && in.Err == nil {
+			return fmt.Errorf("evidence.inputs[%d] (%s) has neither stats nor an error", i, si.Path)
+		}
+		for j, sr := range si.Runs {
+			if sr.Recorded == nil {
+				return fmt.Errorf("evidence.inputs[%d].runs[%d] (run %s) has no recorded evidence", i, j, sr.RunID)
+			}
+			in.Runs = append(in.Runs, RunResult{
+				Input: sr.Input, RunID: sr.RunID, SessionID: sr.SessionID, Events: sr.Events,
+				HeadMissing: sr.HeadMissing, FirstLine: sr.FirstLine,
+				Recorded: sr.Recorded, Replayed: sr.Replayed, CheckerDead: sr.CheckerDead,
+			})
+		}
+		s.Inputs = append(s.Inputs, in)
+	}
+	return nil
+}
+
+// jsonErrorText words a decoding error with the line of data it happened
+// on; the error's offset counts from base.
+func jsonErrorText(data []byte, err error, base int) string {
+	var off int64 = -1
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		off = se.Offset
+	} else if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		off = te.Offset
+	}
+	if off < 0 || base < 0 || int64(base)+off > int64(len(data)) {
+		return err.Error()
+	}
+	off += int64(base)
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	return fmt.Sprintf("line %d: %s", line, err)
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

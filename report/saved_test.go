@@ -1,0 +1,223 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// renderEvery renders r in every format this build has.
+func renderEvery(t *testing.T, r *Report) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range Formats() {
+		rd, err := NewRenderer(f, testRenderOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := rd.Render(&b, r); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[f] = b.String()
+	}
+	return out
+}
+
+// rebuild reads r back from its JSON rendering and judges it again with
+// opts, as merge and diff do.
+func rebuild(t *testing.T, r *Report, opts Options) *Report {
+	t.Helper()
+	var js bytes.Buffer
+	if err := RenderJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	if !IsSaved(js.Bytes()) {
+		t.Fatal("IsSaved is false on a rendered JSON report")
+	}
+	s, err := ReadSaved("saved.json", &js, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := Build(s.Inputs, opts)
+	back.Provenance = s.Provenance
+	return back
+}
+
+func TestSavedRoundTripEveryFormat(t *testing.T) {
+	type tc struct {
+		name string
+		r    *Report
+		opts Options
+	}
+	var cases []tc
+	for _, gc := range goldenCases() {
+		cases = append(cases, tc{"golden/" + gc.name, buildGolden(t, gc), testOptions(gc.opts)})
+	}
+	for _, fc := range formatCases() {
+		cases = append(cases, tc{"formats/" + fc.name, buildFormatCase(t, fc), testOptions(fc.opts)})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.r.Provenance = Provenance{Declarations: "sha256:00", Posture: "observe", Shard: &Shard{Index: 1, Count: 3}, Total: len(c.r.Sources) + 2}
+			for i := range c.r.Sources {
+				c.r.Sources[i].Index, c.r.Sources[i].Root = i+1, "recordings"
+			}
+			back := rebuild(t, c.r, c.opts)
+			if diff := cmp.Diff(c.r.Provenance, back.Provenance); diff != "" {
+				t.Errorf("provenance changed (-want +got):\n%s", diff)
+			}
+			if got, want := back.ExitCode(), c.r.ExitCode(); got != want {
+				t.Errorf("exit code %d after reading back, want %d", got, want)
+			}
+			want, got := renderEvery(t, c.r), renderEvery(t, back)
+			for f := range want {
+				if diff := cmp.Diff(want[f], got[f]); diff != "" {
+					t.Errorf("%s rendering changed by the round trip (-want +got):\n%s", f, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestIsSaved(t *testing.T) {
+	for _, tt := range []struct {
+		head string
+		want bool
+	}{
+		{"{\n  \"schemaVersion\": 1,", true},
+		{"\xEF\xBB\xBF { \"schemaVersion\":2}", true},
+		{`{"events":[], "schemaVersion": 1}`, false},
+		{`{"type":"turn_start"}` + "\n", false},
+		{`["schemaVersion"]`, false},
+		{"", false},
+	} {
+		if got := IsSaved([]byte(tt.head)); got != tt.want {
+			t.Errorf("IsSaved(%q) = %v, want %v", tt.head, got, tt.want)
+		}
+	}
+}
+
+// savedDoc renders a small report and lets edit change its JSON text.
+func savedDoc(t *testing.T, edit func(string) string) string {
+	t.Helper()
+	r := buildGolden(t, goldenCases()[0])
+	r.Provenance = Provenance{Posture: "observe", Total: len(r.Sources)}
+	var js bytes.Buffer
+	if err := RenderJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	return edit(js.String())
+}
+
+func TestReadSavedRefusals(t *testing.T) {
+	for _, tt := range []struct {
+		name, want string
+		edit       func(string) string
+		limit      int64
+	}{
+		{name: "newer schema", want: "saved.json: an fpcheck report of schemaVersion 7; this build reads schemaVersion 1 only",
+			edit: func(s string) string { return strings.Replace(s, `"schemaVersion": 1`, `"schemaVersion": 7`, 1) }},
+		{name: "schema not a number", want: "schemaVersion is not a number",
+			edit: func(s string) string { return strings.Replace(s, `"schemaVersion": 1`, `"schemaVersion": null`, 1) }},
+		{name: "no evidence", want: "without an evidence section",
+			edit: func(s string) string {
+				return s[:strings.Index(s, `,
+  "evidence"`)] + "\n}\n"
+			}},
+		{name: "newer evidence", want: "evidence is version 9; this build reads evidence version 1 only",
+			edit: func(s string) string { return strings.Replace(s, `"version": 1`, `"version": 9`, 1) }},
+		{name: "unknown evidence key", want: `unknown field "surprise"`,
+			edit: func(s string) string {
+				return strings.Replace(s, `"version": 1,`, `"version": 1, "surprise": true,`, 1)
+			}},
+		{name: "truncated", want: "saved.json: not a readable fpcheck report",
+			edit: func(s string) string { return s[:len(s)/2] }},
+		{name: "wrong type names its line", want: "the report's evidence does not decode: line ",
+			edit: func(s string) string { return strings.Replace(s, `"total": 1`, `"total": "one"`, 1) }},
+		{name: "index beyond total", want: "has index 5: not a distinct position below total 1",
+			edit: func(s string) string {
+				i := strings.Index(s, `"evidence"`)
+				return s[:i] + strings.Replace(s[i:], `"index": 0`, `"index": 5`, 1)
+			}},
+		{name: "total below inputs", want: "evidence.total says 0 inputs, but the evidence holds 1",
+			edit: func(s string) string { return strings.Replace(s, `"total": 1`, `"total": 0`, 1) }},
+		{name: "crafted shard", want: "evidence.shard is 4/2",
+			edit: func(s string) string {
+				return strings.Replace(s, `"shard": null`, `"shard": {"index": 4, "count": 2}`, 1)
+			}},
+		{name: "run without recorded evidence", want: "has no recorded evidence",
+			edit: func(s string) string {
+				i := strings.Index(s, `"evidence"`)
+				j := i + strings.Index(s[i:], `"recorded": {`)
+				k := j + strings.Index(s[j:], "\n            },\n")
+				return s[:j] + `"recorded": null` + s[k+len("\n            }"):]
+			}},
+		{name: "too large", want: "a saved report larger than 100 bytes (limit set by --max-decompressed-bytes)",
+			edit: func(s string) string { return s }, limit: 100},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := savedDoc(t, tt.edit)
+			_, err := ReadSaved("saved.json", strings.NewReader(doc), tt.limit)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("ReadSaved error = %v, want it to contain %q", err, tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), "saved.json: ") {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
+
+// A report's rendered counts are never read back: editing them changes
+// nothing once the evidence is judged again.
+func TestReadSavedIgnoresRenderedCounts(t *testing.T) {
+	doc := savedDoc(t, func(s string) string {
+		s = strings.Replace(s, `"exitCode": 0`, `"exitCode": 1`, 1)
+		return strings.Replace(s, `"verdict": "green"`, `"verdict": "defects"`, 1)
+	})
+	s, err := ReadSaved("saved.json", strings.NewReader(doc), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Build(s.Inputs, testOptions(Options{})).ExitCode(); got != ExitGreen {
+		t.Errorf("exit code %d, want the evidence's %d", got, ExitGreen)
+	}
+}
+
+// FuzzReadSaved feeds ReadSaved crafted reports: it must refuse them with
+// an error naming the file, or return evidence that Build judges and every
+// renderer renders.
+func FuzzReadSaved(f *testing.F) {
+	for _, gc := range []string{"partial.jsonl", "sessions.jsonl", "hostile.jsonl", "empty.jsonl"} {
+		r := Build([]InputResult{readTestInput(f, filepath.Join(fixtureDir, gc), gc)}, testOptions(Options{}))
+		var js bytes.Buffer
+		if err := RenderJSON(&js, r); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(js.Bytes())
+	}
+	f.Add([]byte(`{"schemaVersion":1,"evidence":{"version":1,"total":1,"inputs":[{"index":0,"path":"a","stats":null,"error":"x","runs":[{"recorded":{}}]}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ReadSaved("fuzz.json", bytes.NewReader(data), 1<<20)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.json: ") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		r := Build(s.Inputs, testOptions(Options{}))
+		for _, format := range Formats() {
+			rd, err := NewRenderer(format, testRenderOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rd.Render(&bytes.Buffer{}, r); err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+		}
+	})
+}
