@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/fpcheck/fpcheck/checks"
-	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -27,6 +26,8 @@ type AnalyzeOptions struct {
 	Output        outputFlags
 	Baseline      string
 	WriteBaseline string
+	// Shard is --shard I/N.
+	Shard string
 }
 
 // NewCmdAnalyze builds `fpcheck analyze`. runF replaces the real run in
@@ -74,6 +75,7 @@ report, for example --output sarif=fpcheck.sarif --output junit=junit.xml.
 	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (lines lost that may have been its own); the report still says so")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	f.StringVar(&o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
+	f.StringVar(&o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
 	addLoadFlags(cmd, &o.Load)
 	addOutputFlags(cmd, &o.Output)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"defect", "advisory", "drift"}, cobra.ShellCompDirectiveNoFileComp))
@@ -112,6 +114,9 @@ func (o *AnalyzeOptions) validate() error {
 	default:
 		return flagErrorf("--color must be auto, always or never, not %q", o.Global.Color)
 	}
+	if _, err := parseShard(o.Shard); err != nil {
+		return err
+	}
 	if o.Limit < 0 {
 		return flagErrorf("--limit must be 0 (all) or more, not %d", o.Limit)
 	}
@@ -142,15 +147,27 @@ func analyzeRun(o *AnalyzeOptions) error {
 	if err := checkWritable(specs); err != nil {
 		return err
 	}
-	inputs, err := recording.Expand(o.Inputs)
-	if err != nil {
-		return &FlagError{Err: err}
-	}
-	p, err := newPipeline(o.Load)
+	shard, err := parseShard(o.Shard)
 	if err != nil {
 		return err
 	}
-	rep := report.Build(loadInputs(p, inputs, o.IO), opts)
+	entries, err := expandEntries(o.Inputs, o.IO, false, o.Load.MaxDecompressedBytes)
+	if err != nil {
+		return err
+	}
+	var mine []entry
+	for _, e := range entries {
+		if inShard(e, shard) {
+			mine = append(mine, e)
+		}
+	}
+	j, err := loadEntries(mine, o.Load, o.IO)
+	if err != nil {
+		return err
+	}
+	rep := report.Build(j.inputs, opts)
+	rep.Provenance = j.prov
+	rep.Provenance.Shard, rep.Provenance.Total = shard, len(entries)
 	err = writeOutputs(o.IO, specs, o.Global.Color, func(w io.Writer, format string, ro report.RenderOptions) error {
 		r, err := report.NewRenderer(format, ro)
 		if err != nil {

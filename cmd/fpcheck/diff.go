@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/fpcheck/fpcheck/checks"
-	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -22,6 +21,9 @@ type DiffOptions struct {
 	Baseline string
 	Output   outputFlags
 	Load     loadOptions
+	// BaseDeclarations judges the base with other declarations than the
+	// head (--declarations); empty: the same.
+	BaseDeclarations string
 }
 
 const diffExitHelp = `Exit codes (the same whatever --format says):
@@ -52,7 +54,11 @@ BASE and HEAD are two files, or two directories. Directories are expanded as
 analyze expands them, and a recording is matched with the recording of the
 same path relative to the other directory; one with no counterpart is listed
 as base-only (its evidence vanished: a regression) or head-only (all its
-findings are new).
+findings are new). Either side may be a saved JSON report (fpcheck analyze
+--format json, or fpcheck merge) instead: it stands for the inputs it holds,
+judged as they were, and a report of a directory pairs as that directory.
+--base-declarations judges a recorded BASE with other declarations than the
+head's --declarations; a saved side must have been judged with its side's.
 
 Within a matched pair, runs are matched by run id where both sides carry the
 same id (the same recording analyzed again, for example with other
@@ -94,30 +100,43 @@ regressions. Advisories are counted apart.
 	f.StringVar(&o.FailOn, "fail-on", report.FailOnDefect, "what new finding fails: defect, or advisory (new advisories fail too)")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when the head is unmeasured")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
+	f.StringVar(&o.BaseDeclarations, "base-declarations", "", "judge BASE with these declarations instead of --declarations (the head keeps --declarations)")
 	addOutputFlags(cmd, &o.Output)
 	addLoadFlags(cmd, &o.Load)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{report.FailOnDefect, report.FailOnAdvisory}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-// diffSide is BASE or HEAD expanded: its inputs, and its root when it is a
-// directory.
+// diffSide is BASE or HEAD read: its inputs, what each pairs by, and
+// whether it is a cohort (a directory, or a saved report of several inputs
+// or of a directory) rather than one recording.
 type diffSide struct {
-	inputs []string
-	root   string
+	inputs    []report.InputResult
+	scenarios []report.Scenario
+	cohort    bool
 }
 
-func expandSide(arg string) (diffSide, error) {
-	if arg == "-" {
-		return diffSide{inputs: []string{"-"}}, nil
-	}
-	inputs, err := recording.Expand([]string{arg})
+func loadSide(arg string, load loadOptions, ios *IOStreams) (*diffSide, error) {
+	entries, err := expandEntries([]string{arg}, ios, true, load.MaxDecompressedBytes)
 	if err != nil {
-		return diffSide{}, &FlagError{Err: err}
+		return nil, err
 	}
-	s := diffSide{inputs: inputs}
+	j, err := loadEntries(entries, load, ios)
+	if err != nil {
+		return nil, err
+	}
+	s := &diffSide{inputs: j.inputs}
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
-		s.root = arg
+		s.cohort = true
+	}
+	for _, in := range j.inputs {
+		s.scenarios = append(s.scenarios, report.Scenario{Root: in.Root, Path: inputPath(in)})
+		if in.Root != "" {
+			s.cohort = true
+		}
+	}
+	if len(j.inputs) > 1 {
+		s.cohort = true
 	}
 	return s, nil
 }
@@ -130,17 +149,6 @@ func diffRun(o *DiffOptions) error {
 	if o.Base == "-" && o.Head == "-" {
 		return flagErrorf("diff can read standard input for BASE or HEAD, not both")
 	}
-	base, err := expandSide(o.Base)
-	if err != nil {
-		return err
-	}
-	head, err := expandSide(o.Head)
-	if err != nil {
-		return err
-	}
-	if (base.root == "") != (head.root == "") {
-		return flagErrorf("diff compares two files or two directories; %s and %s are one of each", o.Base, o.Head)
-	}
 	opts := report.Options{
 		FilableKinds:    checks.FilableKinds(),
 		KnownKinds:      checks.KnownKinds(),
@@ -152,13 +160,24 @@ func diffRun(o *DiffOptions) error {
 	if err := checkWritable(specs); err != nil {
 		return err
 	}
-	p, err := newPipeline(o.Load)
+	baseLoad := o.Load
+	if o.BaseDeclarations != "" {
+		baseLoad.Declarations = o.BaseDeclarations
+	}
+	base, err := loadSide(o.Base, baseLoad, o.IO)
 	if err != nil {
 		return err
 	}
-	baseRep := report.Build(loadInputs(p, base.inputs, o.IO), opts)
-	headRep := report.Build(loadInputs(p, head.inputs, o.IO), opts)
-	d := report.NewDiff(baseRep, headRep, report.PairInputs(base.root, base.inputs, head.root, head.inputs),
+	head, err := loadSide(o.Head, o.Load, o.IO)
+	if err != nil {
+		return err
+	}
+	if base.cohort != head.cohort {
+		return flagErrorf("diff compares two files or two directories (or saved reports of them); %s and %s are one of each", o.Base, o.Head)
+	}
+	baseRep := report.Build(base.inputs, opts)
+	headRep := report.Build(head.inputs, opts)
+	d := report.NewDiff(baseRep, headRep, report.PairScenarios(base.scenarios, head.scenarios),
 		report.DiffOptions{FailOn: o.FailOn, AllowUnmeasured: o.Allow})
 	d.BaseName, d.HeadName = o.Base, o.Head
 	err = writeOutputs(o.IO, specs, o.Global.Color, func(w io.Writer, format string, ro report.RenderOptions) error {

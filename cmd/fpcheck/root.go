@@ -57,6 +57,7 @@ never that no context error exists.
 	root.AddCommand(
 		NewCmdAnalyze(ios, g, nil),
 		NewCmdDiff(ios, g, nil),
+		NewCmdMerge(ios, g, nil),
 		NewCmdBaseline(ios, nil),
 		NewCmdChecks(ios, nil),
 		NewCmdVersion(ios),

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/report"
+	"github.com/spf13/cobra"
+)
+
+// MergeOptions are merge's parsed flags and dependencies.
+type MergeOptions struct {
+	IO       *IOStreams
+	Global   *globalOptions
+	Inputs   []string
+	Kind     string
+	Limit    int
+	FailOn   string
+	Allow    bool
+	Baseline string
+	Output   outputFlags
+	Load     loadOptions
+	cmd      *cobra.Command
+}
+
+// NewCmdMerge builds `fpcheck merge REPORT...`.
+func NewCmdMerge(ios *IOStreams, g *globalOptions, runF func(*MergeOptions) error) *cobra.Command {
+	o := &MergeOptions{IO: ios, Global: g}
+	cmd := &cobra.Command{
+		Use:   "merge [flags] REPORT|RECORDING...",
+		Short: "Join saved JSON reports (shards of one analysis, or any others) into one report",
+		Long: `merge reads saved JSON reports ('fpcheck analyze --format json') and
+recordings, and writes the one report an analysis of all their inputs would
+have given: the same runs, conversations, counts and exit code, in every
+format. It is the reduce step after 'fpcheck analyze --shard I/N' has run on
+N workers.
+
+A saved report is recognised by its first key, schemaVersion; a version this
+build does not read is refused by name. Each report's evidence section is
+judged again, so its rendered counts are never trusted as written.
+
+The shards of one analysis must all be given: merge refuses a set with a
+shard missing or given twice, or shards that do not add up to the inputs they
+split. Shards are put back in the order of the inputs they split. Reports and
+recordings must have been judged with the same declarations and posture.
+
+--kind, --limit, --fail-on and --allow-unmeasured default to what the reports
+say (they must agree); given, they apply to the merged report. A --baseline is
+not carried by a report: give it again.
+
+` + exitCodesHelp,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return flagErrorf("merge needs at least one saved report or recording")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Inputs = args
+			if _, err := o.Output.specs(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return mergeRun(o)
+		},
+	}
+	o.cmd = cmd
+	f := cmd.Flags()
+	f.StringVar(&o.Kind, "kind", "", "list only findings of this kind (default: the reports')")
+	f.IntVar(&o.Limit, "limit", 0, "list at most N findings per run, 0 = all (default: the reports')")
+	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory or drift (default: the reports')")
+	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run is unmeasured (default: the reports')")
+	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
+	addOutputFlags(cmd, &o.Output)
+	addLoadFlags(cmd, &o.Load)
+	return cmd
+}
+
+// mergedOptions are the report options of a merge: each flag given, else
+// what every saved report agrees on.
+func (o *MergeOptions) mergedOptions(saved []*report.Saved) (report.Options, error) {
+	opts := report.Options{FilableKinds: checks.FilableKinds(), KnownKinds: checks.KnownKinds()}
+	pick := func(flag string, set func(report.SavedOptions), get func(report.SavedOptions) string) error {
+		if o.cmd.Flags().Changed(flag) || len(saved) == 0 {
+			return nil
+		}
+		first := saved[0].Options
+		for _, s := range saved[1:] {
+			if get(s.Options) != get(first) {
+				return fmt.Errorf("%s says --%s %s and %s says --%s %s; give --%s to choose",
+					saved[0].Name, flag, get(first), s.Name, flag, get(s.Options), flag)
+			}
+		}
+		set(first)
+		return nil
+	}
+	o2 := *o
+	err := firstErr(
+		pick("kind", func(s report.SavedOptions) { o2.Kind = s.Kind }, func(s report.SavedOptions) string { return fmt.Sprintf("%q", s.Kind) }),
+		pick("limit", func(s report.SavedOptions) { o2.Limit = s.Limit }, func(s report.SavedOptions) string { return fmt.Sprint(s.Limit) }),
+		pick("fail-on", func(s report.SavedOptions) { o2.FailOn = s.FailOn }, func(s report.SavedOptions) string { return s.FailOn }),
+		pick("allow-unmeasured", func(s report.SavedOptions) { o2.Allow = s.AllowUnmeasured }, func(s report.SavedOptions) string { return fmt.Sprint(s.AllowUnmeasured) }),
+	)
+	if err != nil {
+		return opts, err
+	}
+	switch o2.FailOn {
+	case "defect", "advisory", "drift":
+	default:
+		return opts, flagErrorf("--fail-on must be defect, advisory or drift, not %q", o2.FailOn)
+	}
+	if o2.Limit < 0 {
+		return opts, flagErrorf("--limit must be 0 (all) or more, not %d", o2.Limit)
+	}
+	opts.Kind, opts.Limit, opts.FailOn, opts.AllowUnmeasured = o2.Kind, o2.Limit, o2.FailOn, o2.Allow
+	if err := report.ValidateKind(opts.Kind, opts); err != nil {
+		return opts, err
+	}
+	return opts, acceptBaseline(&opts, o.Baseline)
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mergeRun(o *MergeOptions) error {
+	specs, err := o.Output.specs()
+	if err != nil {
+		return err
+	}
+	if err := checkWritable(specs); err != nil {
+		return err
+	}
+	entries, err := expandEntries(o.Inputs, o.IO, true, o.Load.MaxDecompressedBytes)
+	if err != nil {
+		return err
+	}
+	j, err := loadEntries(entries, o.Load, o.IO)
+	if err != nil {
+		return err
+	}
+	opts, err := o.mergedOptions(j.saved)
+	if err != nil {
+		return err
+	}
+	// The merged report is whole: its inputs are numbered afresh, as one
+	// invocation over them would number them.
+	for i := range j.inputs {
+		j.inputs[i].Index = i
+	}
+	rep := report.Build(j.inputs, opts)
+	rep.Provenance = j.prov
+	rep.Provenance.Total = len(j.inputs)
+	err = writeOutputs(o.IO, specs, o.Global.Color, func(w io.Writer, format string, ro report.RenderOptions) error {
+		r, err := report.NewRenderer(format, ro)
+		if err != nil {
+			return err
+		}
+		return r.Render(w, rep)
+	})
+	if err != nil {
+		return err
+	}
+	return &StatusError{Code: ExitCode(rep.ExitCode())}
+}

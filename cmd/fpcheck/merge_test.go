@@ -1,0 +1,163 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fpcheck/fpcheck/report"
+)
+
+func corpusPath(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../../../shared/reference-corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("the shared reference corpus is not beside the repository")
+	}
+	return dir
+}
+
+// analyzeShards writes the JSON reports of n shards of args into dir and
+// returns their paths, last shard first, so that merge must put them back
+// in order.
+func analyzeShards(t *testing.T, dir string, n int, args ...string) []string {
+	t.Helper()
+	var paths []string
+	for i := n - 1; i >= 0; i-- {
+		p := filepath.Join(dir, "shard-"+itoa(i)+".json")
+		code, _, stderr := run(t, nil, append([]string{"analyze", "--shard", itoa(i) + "/" + itoa(n), "--output", "json=" + p}, args...)...)
+		if code == int(ExitUsage) || code == int(ExitInternal) {
+			t.Fatalf("shard %d/%d: exit %d: %s", i, n, code, stderr)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// The done-when of sharding: the corpus analyzed in n shards and merged is
+// the report of one invocation over all of it, byte for byte in every
+// format, with the same exit code.
+func TestShardsMergeToOneInvocation(t *testing.T) {
+	corpus := corpusPath(t)
+	for _, tc := range []struct {
+		name string
+		n    int
+		args []string
+	}{
+		{"corpus in 4 shards", 4, []string{corpus}},
+		{"corpus in 1 shard", 1, []string{corpus}},
+		{"corpus in 7 shards, kind filter and limit", 7, []string{"--kind", "dangling-reference", "--limit", "1", corpus}},
+		{"files and a directory", 3, []string{corpus + "/multi-turn", corpus + "/clean-armed/events.jsonl", corpus + "/no-tail/recording.json"}},
+		{"demo with declarations", 2, []string{"--declarations", "../../testdata/recordings/demo/declarations.yaml", "../../testdata/recordings/demo"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shards := analyzeShards(t, t.TempDir(), tc.n, tc.args...)
+			for _, format := range report.Formats() {
+				wantCode, want, _ := run(t, nil, append([]string{"analyze", "--format", format}, tc.args...)...)
+				gotCode, got, stderr := run(t, nil, append([]string{"merge", "--format", format}, shards...)...)
+				if gotCode != wantCode {
+					t.Errorf("%s: merge exit %d, one invocation %d (%s)", format, gotCode, wantCode, stderr)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: merged shards differ from one invocation (-want +got):\n%s", format, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestMergeRefusals(t *testing.T) {
+	corpus := corpusPath(t)
+	dir := t.TempDir()
+	shards := analyzeShards(t, dir, 3, corpus)
+	whole := filepath.Join(dir, "whole.json")
+	run(t, nil, "analyze", "--output", "json="+whole, corpus)
+	decl := filepath.Join(dir, "demo-decl.json")
+	run(t, nil, "analyze", "--declarations", "../../testdata/recordings/demo/declarations.yaml", "--output", "json="+decl, "../../testdata/recordings/demo")
+	plain := filepath.Join(dir, "plain.json")
+	run(t, nil, "analyze", "--output", "json="+plain, "../../testdata/recordings/formats/defect.jsonl")
+	copied := filepath.Join(dir, "copy-of-shard-1.json")
+	data, err := os.ReadFile(shards[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kinded := filepath.Join(dir, "kinded.json")
+	run(t, nil, "analyze", "--kind", "dangling-reference", "--output", "json="+kinded, "../../testdata/recordings/formats/clean.jsonl")
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a shard missing", []string{shards[0], shards[2]}, "shard 1 of 3 missing"},
+		{"a shard twice", []string{shards[0], shards[1], shards[2], copied}, "are both shard 1/3"},
+		{"an input twice", []string{whole, corpus + "/no-tail/recording.json"}, "appears twice among the inputs and reports given"},
+		{"other declarations", []string{decl, "../../testdata/recordings/formats/clean.jsonl"}, "was judged with declarations sha256:"},
+		{"options disagree", []string{kinded, plain}, `says --kind "dangling-reference" and`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, nil, append([]string{"merge", "--format", "json"}, tt.args...)...)
+			if code != int(ExitUsage) || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tt.want)
+			}
+			if stdout != "" {
+				t.Errorf("a refused merge wrote a report:\n%s", head(stdout))
+			}
+		})
+	}
+	// A flag given to merge settles what the reports disagree on.
+	if code, _, stderr := run(t, nil, "merge", "--kind", "", "--format", "json", kinded, plain); code == int(ExitUsage) {
+		t.Errorf("merge --kind '' refused: %s", stderr)
+	}
+	// analyze reads recordings only, and says where saved reports go.
+	code, _, stderr := run(t, nil, "analyze", whole)
+	if code != int(ExitUsage) || !strings.Contains(stderr, "is a saved fpcheck report, not a recording; 'fpcheck merge' and 'fpcheck diff' read saved reports") {
+		t.Errorf("analyze of a saved report: exit %d, %q", code, stderr)
+	}
+}
+
+// The done-when of saved reports in diff: diffing two saved reports says
+// what diffing the recordings they came from says, save the names given.
+func TestDiffOfSavedReportsEqualsDiffOfRecordings(t *testing.T) {
+	corpus := corpusPath(t)
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, base, head string }{
+		{"two directories", corpus + "/clean-armed", corpus + "/dangling-reference"},
+		{"two files", corpus + "/clean-armed/events.jsonl", corpus + "/dangling-reference/events.jsonl"},
+		{"a directory against itself", corpus + "/multi-turn", corpus + "/multi-turn"},
+		{"unmeasured head", corpus + "/clean-armed/recording.json", corpus + "/no-tail/recording.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, h := filepath.Join(dir, "base.json"), filepath.Join(dir, "head.json")
+			run(t, nil, "analyze", "--output", "json="+b, tc.base)
+			run(t, nil, "analyze", "--output", "json="+h, tc.head)
+			for _, format := range report.Formats() {
+				wantCode, want, _ := run(t, nil, "diff", "--format", format, tc.base, tc.head)
+				gotCode, got, stderr := run(t, nil, "diff", "--format", format, b, h)
+				if gotCode != wantCode {
+					t.Errorf("%s: diff of saved reports exit %d, of recordings %d (%s)", format, gotCode, wantCode, stderr)
+				}
+				got = strings.NewReplacer(b, tc.base, h, tc.head).Replace(got)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: diff of saved reports differs (-recordings +reports):\n%s", format, diff)
+				}
+			}
+			// One side saved, the other recorded, is the same diff too.
+			wantCode, _, _ := run(t, nil, "diff", tc.base, tc.head)
+			if code, _, stderr := run(t, nil, "diff", b, tc.head); code != wantCode {
+				t.Errorf("diff saved base against recorded head: exit %d, want %d (%s)", code, wantCode, stderr)
+			}
+		})
+	}
+}

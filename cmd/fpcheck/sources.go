@@ -1,0 +1,330 @@
+package main
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/report"
+)
+
+// entry is one input the arguments name: a recording to load, or a saved
+// report whose evidence is taken as it was judged.
+type entry struct {
+	path string
+	// root is the directory argument the input was found under, empty for
+	// an input named itself.
+	root string
+	// index is the input's position among every input the arguments name.
+	index int
+	saved *report.Saved
+}
+
+// scenario is the input's name relative to its root: what a shard hashes
+// and what a cohort diff pairs.
+func (e entry) scenario() string { return report.ScenarioName(e.root, e.path) }
+
+// expandEntries expands the arguments as analyze always has, remembers the
+// directory each input was found under, and reads the saved reports among
+// them when readSaved is true (and refuses them otherwise, by name).
+func expandEntries(args []string, ios *IOStreams, readSaved bool, limit int64) ([]entry, error) {
+	paths, err := recording.Expand(args)
+	if err != nil {
+		return nil, &FlagError{Err: err}
+	}
+	rootOf := map[string]string{}
+	for _, arg := range args {
+		if arg == "-" {
+			continue
+		}
+		if fi, err := os.Stat(arg); err != nil || !fi.IsDir() {
+			continue
+		}
+		found, err := recording.Expand([]string{arg})
+		if err != nil {
+			return nil, &FlagError{Err: err}
+		}
+		for _, p := range found {
+			if _, ok := rootOf[filepath.Clean(p)]; !ok {
+				rootOf[filepath.Clean(p)] = arg
+			}
+		}
+	}
+	out := make([]entry, 0, len(paths))
+	for i, p := range paths {
+		e := entry{path: p, index: i}
+		if p != "-" {
+			e.root = rootOf[filepath.Clean(p)]
+		}
+		s, err := sniffEntry(p, ios, readSaved, limit)
+		if err != nil {
+			return nil, err
+		}
+		e.saved = s
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// sniffEntry reads p as a saved report when it is one. A file that cannot
+// be opened is left to the loader, which states it as an unreadable input.
+func sniffEntry(p string, ios *IOStreams, readSaved bool, limit int64) (*report.Saved, error) {
+	var r io.Reader
+	name := p
+	if p == "-" {
+		if !readSaved {
+			// analyze hands standard input to the loader untouched,
+			// which reads a regular file faster than a wrapped reader.
+			return nil, nil
+		}
+		sr, saved, err := report.SniffSaved(ios.In)
+		// The loader reads standard input on from what was peeked.
+		ios.In = sr
+		if err != nil || !saved {
+			return nil, nil
+		}
+		r, name = sr, "<stdin>"
+	} else {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, nil
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return nil, nil
+		}
+		sr, saved, err := report.SniffSaved(f)
+		if err != nil || !saved {
+			return nil, nil
+		}
+		r = sr
+	}
+	if !readSaved {
+		return nil, flagErrorf("%s is a saved fpcheck report, not a recording; 'fpcheck merge' and 'fpcheck diff' read saved reports", name)
+	}
+	if limit <= 0 {
+		limit = recording.DefaultMaxDecompressedBytes
+	}
+	return report.ReadSaved(name, r, limit)
+}
+
+// parseShard reads --shard I/N: shard I (0-based, as Kubernetes numbers
+// JOB_COMPLETION_INDEX) of N.
+func parseShard(v string) (*report.Shard, error) {
+	if v == "" {
+		return nil, nil
+	}
+	is, ns, ok := strings.Cut(v, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return nil, flagErrorf("--shard takes I/N with 0 <= I < N (for example 0/4 for the first of four shards), not %q", v)
+	}
+	return &report.Shard{Index: i, Count: n}, nil
+}
+
+// inShard reports whether the input belongs to shard s: the FNV-1a hash of
+// its name relative to its root, modulo the shard count. The name, not the
+// position, is hashed, so every worker agrees without coordination even
+// when their listings come in different orders.
+func inShard(e entry, s *report.Shard) bool {
+	if s == nil {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(e.scenario()))
+	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
+}
+
+// declarationsDigest names declarations by content, so two workers given
+// the same file under different paths agree.
+func declarationsDigest(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// judged is what loading a set of entries gives: every input's result in
+// order, and how the evidence was produced.
+type judged struct {
+	inputs []report.InputResult
+	prov   report.Provenance
+	// saved are the saved reports read, in argument order.
+	saved []*report.Saved
+}
+
+// loadEntries loads the recordings among entries through the pipeline (built
+// only when there is one) and takes the saved reports' evidence. Saved
+// evidence must have been judged as the recordings are now, with the same
+// declarations and posture; otherwise the two halves of the result would
+// answer different questions.
+func loadEntries(entries []entry, load loadOptions, ios *IOStreams) (*judged, error) {
+	digest, err := declarationsDigest(load.Declarations)
+	if err != nil {
+		return nil, err
+	}
+	j := &judged{}
+	var recs []entry
+	for _, e := range entries {
+		if e.saved != nil {
+			j.saved = append(j.saved, e.saved)
+		} else {
+			recs = append(recs, e)
+		}
+	}
+	p, err := newPipeline(load)
+	if err != nil {
+		return nil, err
+	}
+	var loaded []report.InputResult
+	if len(recs) > 0 {
+		paths := make([]string, len(recs))
+		for i, e := range recs {
+			paths[i] = e.path
+		}
+		loaded = loadInputs(p, paths, ios)
+		for i := range loaded {
+			loaded[i].Index, loaded[i].Root = recs[i].index, recs[i].root
+			if loaded[i].Path == "" {
+				loaded[i].Path = recs[i].path
+			}
+		}
+	}
+	// The judgement to agree on: the recordings' when there are any or
+	// the flags name one, else the first saved report's.
+	want := report.Provenance{Declarations: digest, Posture: p.posture()}
+	wantFrom := "the recordings beside it are"
+	if len(recs) == 0 {
+		wantFrom = "the flags given ask to be"
+	}
+	if len(recs) == 0 && load.Declarations == "" && load.Posture == "" && len(j.saved) > 0 {
+		want, wantFrom = j.saved[0].Provenance, j.saved[0].Name+" was"
+	}
+	for _, s := range j.saved {
+		if s.Provenance.Declarations != want.Declarations || s.Provenance.Posture != want.Posture {
+			return nil, fmt.Errorf("%s was judged with %s, but %s judged with %s; a report joins only evidence judged alike, so analyze them with the same declarations and posture",
+				s.Name, judgementName(s.Provenance), wantFrom, judgementName(want))
+		}
+	}
+	j.prov = report.Provenance{Declarations: want.Declarations, Posture: want.Posture}
+
+	inputs, err := combine(entries, loaded)
+	if err != nil {
+		return nil, err
+	}
+	j.inputs = inputs
+	return j, nil
+}
+
+func judgementName(p report.Provenance) string {
+	d := "no declarations"
+	if p.Declarations != "" {
+		d = "declarations " + p.Declarations
+	}
+	return d + " in " + p.Posture + " posture"
+}
+
+// shardSet is the saved shard reports of one analysis: same shard count,
+// same total.
+type shardSet struct {
+	count, total int
+	have         map[int]string
+	inputs       []report.InputResult
+	at           int // position of the first member among the chunks
+}
+
+// combine puts the inputs in the order one invocation would have read
+// them. Recordings and whole saved reports keep argument order; the shards
+// of one analysis are gathered at the place of the first one and put back
+// in the order of the inputs they split, after proving that every shard is
+// there and that together they hold every input.
+func combine(entries []entry, loaded []report.InputResult) ([]report.InputResult, error) {
+	type chunk struct{ inputs []report.InputResult }
+	var chunks []chunk
+	sets := map[[2]int]*shardSet{}
+	var order [][2]int
+	next := 0
+	for _, e := range entries {
+		if e.saved == nil {
+			chunks = append(chunks, chunk{inputs: []report.InputResult{loaded[next]}})
+			next++
+			continue
+		}
+		sh := e.saved.Provenance.Shard
+		if sh == nil {
+			chunks = append(chunks, chunk{inputs: e.saved.Inputs})
+			continue
+		}
+		key := [2]int{sh.Count, e.saved.Provenance.Total}
+		set := sets[key]
+		if set == nil {
+			set = &shardSet{count: sh.Count, total: e.saved.Provenance.Total, have: map[int]string{}, at: len(chunks)}
+			sets[key] = set
+			order = append(order, key)
+			chunks = append(chunks, chunk{})
+		}
+		if prev, dup := set.have[sh.Index]; dup {
+			return nil, fmt.Errorf("%s and %s are both shard %s; each shard is merged once", prev, e.saved.Name, sh)
+		}
+		set.have[sh.Index] = e.saved.Name
+		set.inputs = append(set.inputs, e.saved.Inputs...)
+	}
+	for _, key := range order {
+		set := sets[key]
+		var missing []string
+		for i := range set.count {
+			if _, ok := set.have[i]; !ok {
+				missing = append(missing, strconv.Itoa(i))
+			}
+		}
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("shard %s of %d missing (the shards given split %d inputs); a merge without every shard would judge part of the inputs as if it were all of them",
+				strings.Join(missing, ", "), set.count, set.total)
+		}
+		if len(set.inputs) != set.total {
+			return nil, fmt.Errorf("the %d shards hold %d inputs, but they split %d; were they analyzed over the same inputs?", set.count, len(set.inputs), set.total)
+		}
+		slices.SortStableFunc(set.inputs, func(a, b report.InputResult) int { return cmp.Compare(a.Index, b.Index) })
+		for i, in := range set.inputs {
+			if in.Index != i {
+				return nil, fmt.Errorf("the %d shards do not split one listing of inputs (input position %d is held twice or not at all); were they analyzed over the same inputs?", set.count, i)
+			}
+		}
+		chunks[set.at].inputs = set.inputs
+	}
+	var out []report.InputResult
+	seen := map[string]bool{}
+	for _, c := range chunks {
+		for _, in := range c.inputs {
+			name := inputPath(in)
+			if name != "<stdin>" && seen[name] {
+				return nil, fmt.Errorf("input %s appears twice among the inputs and reports given; its runs would be counted twice", name)
+			}
+			seen[name] = true
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+func inputPath(in report.InputResult) string {
+	if in.Stats != nil && in.Stats.Path != "" {
+		return in.Stats.Path
+	}
+	return in.Path
+}
