@@ -373,22 +373,26 @@ type InputResult struct {
 	Root  string
 }
 
-// RunResult is one run's evidence as handed to Build.
+// RunResult is one run's evidence as handed to Build. The JSON tags are
+// its form in a saved report's evidence section (saved.go).
 type RunResult struct {
-	Input, RunID, SessionID string
-	Events                  int
-	HeadMissing             bool
-	FirstLine               int64
-	Recorded                *replay.Evidence
+	Input       string `json:"input"`
+	RunID       string `json:"runId"`
+	SessionID   string `json:"sessionId"`
+	Events      int    `json:"events"`
+	HeadMissing bool   `json:"headMissing"`
+	FirstLine   int64  `json:"firstLine"`
+	// Recorded is what the recording carries.
+	Recorded *replay.Evidence `json:"recorded"`
 	// Replayed is nil until replay exists for the run.
-	Replayed *replay.Evidence
+	Replayed *replay.Evidence `json:"replayed"`
 	// CheckerDead is the dev-posture liveness failure of the replay (a
 	// registered check that noted nothing in a run that did work), empty
 	// when none.
-	CheckerDead string
+	CheckerDead string `json:"checkerDead"`
 	// Damage is damage found past loading (an unusable ledger count, for
 	// example); Build adds the input's losses that reach the run.
-	Damage []Damage
+	Damage []Damage `json:"damage"`
 }
 
 // NewRunResult reads a loaded run's recorded evidence.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/fpcheck/fpcheck/recording"
-	"github.com/fpcheck/fpcheck/replay"
 )
 
 // A saved JSON report is an input in its own right: `fpcheck merge` and
@@ -62,19 +61,7 @@ type savedInput struct {
 	Path  string           `json:"path"`
 	Stats *recording.Stats `json:"stats"`
 	Error *string          `json:"error"`
-	Runs  []savedRun       `json:"runs"`
-}
-
-type savedRun struct {
-	Input       string           `json:"input"`
-	RunID       string           `json:"runId"`
-	SessionID   string           `json:"sessionId"`
-	Events      int              `json:"events"`
-	HeadMissing bool             `json:"headMissing"`
-	FirstLine   int64            `json:"firstLine"`
-	Recorded    *replay.Evidence `json:"recorded"`
-	Replayed    *replay.Evidence `json:"replayed"`
-	CheckerDead string           `json:"checkerDead"`
+	Runs  []RunResult      `json:"runs"`
 }
 
 func jsonEvidenceOf(r *Report) *jsonEvidence {
@@ -88,17 +75,10 @@ func jsonEvidenceOf(r *Report) *jsonEvidence {
 		Inputs:       []savedInput{},
 	}
 	for _, in := range r.Sources {
-		si := savedInput{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, Runs: []savedRun{}}
+		si := savedInput{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, Runs: nonNil(in.Runs)}
 		if in.Err != nil {
 			msg := in.Err.Error()
 			si.Error = &msg
-		}
-		for _, rr := range in.Runs {
-			si.Runs = append(si.Runs, savedRun{
-				Input: rr.Input, RunID: rr.RunID, SessionID: rr.SessionID, Events: rr.Events,
-				HeadMissing: rr.HeadMissing, FirstLine: rr.FirstLine,
-				Recorded: rr.Recorded, Replayed: rr.Replayed, CheckerDead: rr.CheckerDead,
-			})
 		}
 		ev.Inputs = append(ev.Inputs, si)
 	}
@@ -250,7 +230,7 @@ func (s *Saved) take(ev *jsonEvidence) error {
 			return fmt.Errorf("evidence.inputs[%d] has index %d: not a distinct position below total %d", i, si.Index, ev.Total)
 		}
 		seen[si.Index] = true
-		in := InputResult{Stats: si.Stats, Path: si.Path, Index: si.Index, Root: si.Root}
+		in := InputResult{Stats: si.Stats, Path: si.Path, Index: si.Index, Root: si.Root, Runs: si.Runs}
 		if si.Error != nil {
 			in.Err = errors.New(*si.Error)
 		}
@@ -261,11 +241,6 @@ func (s *Saved) take(ev *jsonEvidence) error {
 			if sr.Recorded == nil {
 				return fmt.Errorf("evidence.inputs[%d].runs[%d] (run %s) has no recorded evidence", i, j, sr.RunID)
 			}
-			in.Runs = append(in.Runs, RunResult{
-				Input: sr.Input, RunID: sr.RunID, SessionID: sr.SessionID, Events: sr.Events,
-				HeadMissing: sr.HeadMissing, FirstLine: sr.FirstLine,
-				Recorded: sr.Recorded, Replayed: sr.Replayed, CheckerDead: sr.CheckerDead,
-			})
 		}
 		s.Inputs = append(s.Inputs, in)
 	}

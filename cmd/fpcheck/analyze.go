@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
@@ -168,14 +166,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	rep := report.Build(j.inputs, opts)
 	rep.Provenance = j.prov
 	rep.Provenance.Shard, rep.Provenance.Total = shard, len(entries)
-	err = writeOutputs(o.IO, specs, o.Global.Color, func(w io.Writer, format string, ro report.RenderOptions) error {
-		r, err := report.NewRenderer(format, ro)
-		if err != nil {
-			return err
-		}
-		return r.Render(w, rep)
-	})
-	if err != nil {
+	if err := writeReport(o.IO, specs, o.Global.Color, rep); err != nil {
 		return err
 	}
 	// Writing a baseline does not change the exit code: the report it

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/report"
@@ -159,14 +158,7 @@ func mergeRun(o *MergeOptions) error {
 	rep := report.Build(j.inputs, opts)
 	rep.Provenance = j.prov
 	rep.Provenance.Total = len(j.inputs)
-	err = writeOutputs(o.IO, specs, o.Global.Color, func(w io.Writer, format string, ro report.RenderOptions) error {
-		r, err := report.NewRenderer(format, ro)
-		if err != nil {
-			return err
-		}
-		return r.Render(w, rep)
-	})
-	if err != nil {
+	if err := writeReport(o.IO, specs, o.Global.Color, rep); err != nil {
 		return err
 	}
 	return &StatusError{Code: ExitCode(rep.ExitCode())}

@@ -153,6 +153,17 @@ func writeOutputs(ios *IOStreams, specs []outputSpec, colorMode string, render f
 	return nil
 }
 
+// writeReport renders rep in every spec.
+func writeReport(ios *IOStreams, specs []outputSpec, colorMode string, rep *report.Report) error {
+	return writeOutputs(ios, specs, colorMode, func(w io.Writer, format string, ro report.RenderOptions) error {
+		r, err := report.NewRenderer(format, ro)
+		if err != nil {
+			return err
+		}
+		return r.Render(w, rep)
+	})
+}
+
 // renderBuffered renders through a buffer: the text renderer writes a line
 // at a time, which to a pipe or a terminal is a system call per line.
 func renderBuffered(w io.Writer, format string, o report.RenderOptions, render func(w io.Writer, format string, o report.RenderOptions) error) error {
