@@ -100,6 +100,7 @@ type SavedOptions struct {
 	Limit           int
 	FailOn          string
 	AllowUnmeasured bool
+	AllowDamaged    bool
 }
 
 // savedSniffBytes is how much of an input IsSaved looks at.
@@ -192,13 +193,14 @@ func ReadSaved(name string, r io.Reader, limit int64) (*Saved, error) {
 		Limit           int     `json:"limit"`
 		FailOn          string  `json:"failOn"`
 		AllowUnmeasured bool    `json:"allowUnmeasured"`
+		AllowDamaged    bool    `json:"allowDamaged"`
 	}
 	if len(doc.Options) > 0 {
 		if err := json.Unmarshal(doc.Options, &opts); err != nil {
 			return nil, fail("the report's options do not decode: %s", jsonErrorText(data, err, bytes.LastIndex(data, doc.Options)))
 		}
 	}
-	s := &Saved{Name: name, Options: SavedOptions{Limit: opts.Limit, FailOn: opts.FailOn, AllowUnmeasured: opts.AllowUnmeasured}}
+	s := &Saved{Name: name, Options: SavedOptions{Limit: opts.Limit, FailOn: opts.FailOn, AllowUnmeasured: opts.AllowUnmeasured, AllowDamaged: opts.AllowDamaged}}
 	if opts.Kind != nil {
 		s.Options.Kind = *opts.Kind
 	}

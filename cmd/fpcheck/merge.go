@@ -10,17 +10,19 @@ import (
 
 // MergeOptions are merge's parsed flags and dependencies.
 type MergeOptions struct {
-	IO       *IOStreams
-	Global   *globalOptions
-	Inputs   []string
-	Kind     string
-	Limit    int
-	FailOn   string
-	Allow    bool
-	Baseline string
-	Output   outputFlags
-	Load     loadOptions
-	cmd      *cobra.Command
+	IO     *IOStreams
+	Global *globalOptions
+	Inputs []string
+	Kind   string
+	Limit  int
+	FailOn string
+	Allow  bool
+	// AllowDamaged is --allow-damaged.
+	AllowDamaged bool
+	Baseline     string
+	Output       outputFlags
+	Load         loadOptions
+	cmd          *cobra.Command
 }
 
 // NewCmdMerge builds `fpcheck merge REPORT...`.
@@ -44,7 +46,7 @@ shard missing or given twice, or shards that do not add up to the inputs they
 split. Shards are put back in the order of the inputs they split. Reports and
 recordings must have been judged with the same declarations and posture.
 
---kind, --limit, --fail-on and --allow-unmeasured default to what the reports
+--kind, --limit, --fail-on, --allow-unmeasured and --allow-damaged default to what the reports
 say (they must agree); given, they apply to the merged report. A --baseline is
 not carried by a report: give it again.
 
@@ -72,6 +74,7 @@ not carried by a report: give it again.
 	f.IntVar(&o.Limit, "limit", 0, "list at most N findings per run, 0 = all (default: the reports')")
 	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory or drift (default: the reports')")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run is unmeasured (default: the reports')")
+	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (default: the reports')")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	addOutputFlags(cmd, &o.Output)
 	addLoadFlags(cmd, &o.Load)
@@ -102,6 +105,7 @@ func (o *MergeOptions) mergedOptions(saved []*report.Saved) (report.Options, err
 		pick("limit", func(s report.SavedOptions) { o2.Limit = s.Limit }, func(s report.SavedOptions) string { return fmt.Sprint(s.Limit) }),
 		pick("fail-on", func(s report.SavedOptions) { o2.FailOn = s.FailOn }, func(s report.SavedOptions) string { return s.FailOn }),
 		pick("allow-unmeasured", func(s report.SavedOptions) { o2.Allow = s.AllowUnmeasured }, func(s report.SavedOptions) string { return fmt.Sprint(s.AllowUnmeasured) }),
+		pick("allow-damaged", func(s report.SavedOptions) { o2.AllowDamaged = s.AllowDamaged }, func(s report.SavedOptions) string { return fmt.Sprint(s.AllowDamaged) }),
 	)
 	if err != nil {
 		return opts, err
@@ -114,7 +118,7 @@ func (o *MergeOptions) mergedOptions(saved []*report.Saved) (report.Options, err
 	if o2.Limit < 0 {
 		return opts, flagErrorf("--limit must be 0 (all) or more, not %d", o2.Limit)
 	}
-	opts.Kind, opts.Limit, opts.FailOn, opts.AllowUnmeasured = o2.Kind, o2.Limit, o2.FailOn, o2.Allow
+	opts.Kind, opts.Limit, opts.FailOn, opts.AllowUnmeasured, opts.AllowDamaged = o2.Kind, o2.Limit, o2.FailOn, o2.Allow, o2.AllowDamaged
 	if err := report.ValidateKind(opts.Kind, opts); err != nil {
 		return opts, err
 	}
