@@ -25,6 +25,9 @@ type Check struct {
 	// AdvisoryWhen says, for a check that files advisories only in some
 	// situations, which ones ("doubt only").
 	AdvisoryWhen string
+	// AdvisoryWhy says, in the check's own words, why its advisories are
+	// counted apart from defects; reports quote it beside the count.
+	AdvisoryWhy string
 	// Armed reports whether the declarations arm the check. An unarmed
 	// check still has a ledger row: it files one not-applicable at run
 	// start and is never handed a view.

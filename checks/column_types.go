@@ -35,7 +35,7 @@ func columnChecksArmed(d *Declarations) bool {
 	return false
 }
 
-const columnFences = `Fences, each filed as a not-applicable row and never a finding: a result that is not an array of plain objects with at least one row (prose, null, a bespoke {rows: [...]} wrapper, a list holding anything but objects, a string that does not hold such an array), a result with zero rows (an empty answer has no columns to be wrong about; it is empty-lookup's business), and a failed call (tool_end.error). A result the recording does not carry is unreachable. A tool without resultColumns is never a subject; columns it does not declare are never judged (the declaration is open: a backend that adds a column breaks nothing). With dials.checkColumnTypes off or unset, both checks are unarmed: one not-applicable row each.`
+const columnFences = `Fences, each filed as a not-applicable row and never a finding: a result that is not an array of plain objects with at least one row (prose, null, a bespoke {rows: [...]} wrapper, a list holding anything but objects, any string, even one holding such an array as JSON), a result with zero rows (an empty answer has no columns to be wrong about; it is empty-lookup's business), and a failed call (tool_end.error). A result the recording does not carry is unreachable, and so is a result the library refused under enforce (tool_end.result is its sentence "Result rejected: <tool> returned rows that disagree with the columns it declares …", under either dial): the rows never entered the recording, so a recorded column finding about it reconciles as "replay lacked input", and a refusal whose finding the recording does not hold is reported as evidence missing. A tool without resultColumns is never a subject; columns it does not declare are never judged (the declaration is open: a backend that adds a column breaks nothing). With dials.checkColumnTypes off or unset, both checks are unarmed: one not-applicable row each.`
 
 // ColumnTypeMismatch is column-type-mismatch at the write seam: a declared
 // result column holds something other than its declared type.
@@ -43,9 +43,9 @@ var ColumnTypeMismatch = &Check{
 	Kind:  KindColumnTypeMismatch,
 	Seam:  SeamWrite,
 	Title: "a declared result column holds another type",
-	Doc: `At each result (stream.tool_end) of a tool that declares resultColumns, with dials.checkColumnTypes warn or enforce, every declared column present in at least one row is read in every row: number means a JSON number; string a JSON string; boolean true or false; date an ISO-8601 date or date-time written as a string (2024-05-01, 2024-05-01T08:30:00Z, 2024-05-01 08:30:00+02:00; the date must exist, and epoch numbers are not dates). A missing key and null are one idea, "no value": a violation unless the column is declared nullable, and the finding then names that one-word fix. The result is read as tool_end.result when it is an array, or parsed when it is a string holding an array.
+	Doc: `At each result (stream.tool_end) of a tool that declares resultColumns, with dials.checkColumnTypes warn or enforce, every declared column present in at least one row is read in every row: number means a JSON number; string a JSON string; boolean true or false; date an ISO-8601 date or date-time written as a string (2024-05-01, 2024-05-01T08:30:00Z, 2024-05-01 08:30:00+02:00; the date must exist, and epoch numbers are not dates). A missing key and null are one idea, "no value": a violation unless the column is declared nullable, and whenever any offending row of a column carries no value the finding names that one-word fix and says how many of the offending rows are absences, whatever the first offender was. The result is read only when tool_end.result is itself an array of plain objects: a string is text, not rows, and is never judged here, even when it holds a JSON array (empty-lookup and the claim checks keep their own documented reading of JSON written in a string).
 
-A column with any offending row files one finding: the tool, the column, the declared type, how many rows of the total hold something else, the first offending value quoted with its JSON type, and the call id. The column is the predicate, so two columns of one result are two findings. Under enforce, the message adds the sentence the live run would have sent the model instead of the rows (the refusal covers every offending column of that result). Quoted numbers ("1240") and LUN 0 stored as "" are caught; a 0.0 that should have been 8 is a number and passes.
+A column with any offending row files one finding: the tool, the column, the declared type, how many rows of the total hold something else, the first offending value quoted with its JSON type, and the call id. The column is the predicate, so two columns of one result are two findings. Under enforce, the message is the refusal itself: the sentence the live run sends the model instead of the rows (covering every offending column of that result), then the ceiling and the call id. Quoted numbers ("1240") and LUN 0 stored as "" are caught; a 0.0 that should have been 8 is a number and passes.
 
 ` + columnFences,
 	Ceiling: ColumnTypeCeiling,
@@ -67,7 +67,7 @@ var MissingColumn = &Check{
 	Kind:  KindMissingColumn,
 	Seam:  SeamWrite,
 	Title: "a declared result column is in no row",
-	Doc: `At each result of a tool that declares resultColumns, with dials.checkColumnTypes warn or enforce, a declared column that appears in none of the rows files one finding, whether or not it is nullable: nullable promises that a row may carry nothing, not that the column may be absent from the whole result (to allow that, do not declare the column). It is a different fault from a mistyped value and sends a reader somewhere else (the query, not the mapping code), so it is its own kind with its own ledger row and its own sentence; a column absent from every row is never also reported as mistyped. The column is the predicate; a result can file both kinds at once, about different columns. Under enforce, the message adds the refusal the live run would have sent instead of the rows.
+	Doc: `At each result of a tool that declares resultColumns, with dials.checkColumnTypes warn or enforce, a declared column that appears in none of the rows files one finding, whether or not it is nullable: nullable promises that a row may carry nothing, not that the column may be absent from the whole result (to allow that, do not declare the column). It is a different fault from a mistyped value and sends a reader somewhere else (the query, not the mapping code), so it is its own kind with its own ledger row and its own sentence; a column absent from every row is never also reported as mistyped. The column is the predicate; a result can file both kinds at once, about different columns. Under enforce, the message is the refusal the live run sends instead of the rows, then the ceiling and the call id.
 
 ` + columnFences,
 	Ceiling: ColumnTypeCeiling,
@@ -98,6 +98,9 @@ func judgeColumns(v WriteView, d *Declarations, kind string) Verdict {
 	if v.Error {
 		return NotApplicableVerdict()
 	}
+	if ColumnRefusal(v.Call.Name, v.Result) {
+		return UnreachableBecause(RefusedRowsReason(v.Call.ID, v.Call.Name))
+	}
 	rows, ok := readRowset(v.Result)
 	if !ok {
 		return NotApplicableVerdict()
@@ -109,9 +112,41 @@ func judgeColumns(v WriteView, d *Declarations, kind string) Verdict {
 	return Fail(stamp(fs, v.Stage)...)
 }
 
+// columnRefusalPrefix opens the sentence agentfootprint writes in place of a
+// result under checkColumnTypes: enforce, after the tool's name; the rows it
+// refused never reach the recording.
+const columnRefusalPrefix = "Result rejected: "
+
+// ColumnRefusal reports whether a tool_end result is the library's refusal
+// of a rowset under enforce: a string naming the tool, saying its rows
+// disagree with its declared columns. Such a result is what the model read,
+// not what the tool returned, so there are no rows to judge.
+func ColumnRefusal(tool string, result json.RawMessage) bool {
+	n := parseResult(result).node
+	if n == nil || n.kind != 's' || tool == "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(n.str), columnRefusalPrefix+tool+" ")
+	return ok && strings.HasPrefix(rest, "returned rows that disagree with the columns it declares")
+}
+
+// RefusedRowsReason is why a refused result is unreachable.
+func RefusedRowsReason(callID, tool string) string {
+	return fmt.Sprintf("the rows were refused under enforce before they were recorded: tool_end.result of call %s to '%s' is the refusal the model read instead, and the rows themselves never entered the recording", orUnknown(callID), tool)
+}
+
+// RefusalFindingMissing is what the replay says of a refused result when the
+// recording holds no column finding about the tool: the live run must have
+// filed one (the refusal is that finding's message), so its evidence is
+// missing.
+func RefusalFindingMissing(callID, tool string) string {
+	return fmt.Sprintf("the result of call %s to '%s' was refused under enforce, yet the recording holds no column-type-mismatch or missing-column finding about '%s': the live run filed one (the refusal is its message), and it is missing from the recording (capped, filtered or cut)", orUnknown(callID), tool, tool)
+}
+
 // ReadRowset reads a tool result as rows: an array of plain objects with at
-// least one row, or a string holding one as JSON. Anything else is not a
-// rowset and is not judged.
+// least one row. Anything else is not a rowset and is not judged, a string
+// included even when it holds such an array as JSON: the library reads the
+// value the tool returned, and text is not rows however it is spelled.
 func ReadRowset(result json.RawMessage) ([]*jsonNode, bool) {
 	rows, ok := readRowset(result)
 	return append([]*jsonNode(nil), rows...), ok
@@ -120,18 +155,8 @@ func ReadRowset(result json.RawMessage) ([]*jsonNode, bool) {
 // readRowset is ReadRowset without the copy: the rows are shared with every
 // other reader of the same result and must not be changed.
 func readRowset(result json.RawMessage) ([]*jsonNode, bool) {
-	r := parseResult(result)
-	n := r.node
-	if n == nil {
-		return nil, false
-	}
-	if n.kind == 's' {
-		if !strings.HasPrefix(r.trimmed, "[") || r.inner == nil {
-			return nil, false
-		}
-		n = r.inner
-	}
-	if n.kind != 'a' || len(n.items) == 0 {
+	n := parseResult(result).node
+	if n == nil || n.kind != 'a' || len(n.items) == 0 {
 		return nil, false
 	}
 	for _, row := range n.items {
@@ -147,7 +172,25 @@ type columnViolation struct {
 	col          ColumnDecl
 	rows, ofRows int
 	sample, got  string
-	absence      bool
+	// absences counts the offending rows that carry no value (null or no
+	// such key): each of them is fixed by one word if nothing is what the
+	// column may hold.
+	absences int
+}
+
+// nullableHint names the one-word fix for the absences among a column's
+// offending rows, however the first offender was spelled.
+func nullableHint(cv columnViolation) string {
+	which := fmt.Sprintf("%d of the %d offending rows carry no value (null or no such key)", cv.absences, cv.rows)
+	switch {
+	case cv.absences == cv.rows && cv.rows == 1:
+		which = "The offending row carries no value (null or no such key)"
+	case cv.absences == cv.rows:
+		which = fmt.Sprintf("All %d offending rows carry no value (null or no such key)", cv.rows)
+	case cv.absences == 1:
+		which = fmt.Sprintf("1 of the %d offending rows carries no value (null or no such key)", cv.rows)
+	}
+	return which + "; if a row may legitimately carry nothing in this column, declare it nullable: true."
 }
 
 // columnTypesOf is the pure judge of one rowset: the mismatch findings and
@@ -182,9 +225,18 @@ func columnFindings(v WriteView, rows []*jsonNode, mode, kind string) []Finding 
 			violations = append(violations, cv)
 		}
 	}
+	// Under enforce the refusal is the finding's message: it is what the
+	// model read instead of the rows, so it is what the record says.
 	outcome := "Nothing was blocked, changed or retried: the model read the rows exactly as the tool returned them."
+	refusal := ""
 	if mode == ColumnsEnforce {
-		outcome = "Under enforce, the live run would have refused these rows and handed the model this instead: " + refusalSentence(v.Call.Name, violations, absentCols)
+		refusal = refusalSentence(v.Call.Name, violations, absentCols)
+	}
+	message := func(warn string) string {
+		if refusal != "" {
+			return fmt.Sprintf("%s %s Call id %s.", refusal, ColumnTypeCeiling, call)
+		}
+		return fmt.Sprintf("%s %s Call id %s. %s", warn, ColumnTypeCeiling, call, outcome)
 	}
 	declared := fmt.Sprintf("resultColumns of '%s', as declared", v.Call.Name)
 	var fs []Finding
@@ -195,8 +247,8 @@ func columnFindings(v WriteView, rows []*jsonNode, mode, kind string) []Finding 
 				nullable = " (nullable)"
 			}
 			hint := ""
-			if cv.absence && !cv.col.Nullable {
-				hint = "If a row may legitimately carry nothing in this column, declare it nullable: true. "
+			if cv.absences > 0 && !cv.col.Nullable {
+				hint = " " + nullableHint(cv)
 			}
 			witnesses := []Witness{
 				asserted(subject, cv.col.Name, "declared "+cv.col.Type+nullable, v.Iteration, declared),
@@ -204,8 +256,8 @@ func columnFindings(v WriteView, rows []*jsonNode, mode, kind string) []Finding 
 					fmt.Sprintf("stream.tool_end %s: the result as the tool returned it", call)),
 			}
 			fs = append(fs, finding(KindColumnTypeMismatch, SeamWrite, []Subject{subject}, cv.col.Name, witnesses, v.Iteration,
-				fmt.Sprintf("'%s' declares column '%s' as %s, and %d of %d %s hold something else; the first is %s (%s). %s%s Call id %s. %s",
-					v.Call.Name, cv.col.Name, cv.col.Type, cv.rows, cv.ofRows, plural(cv.ofRows, "row", "rows"), cv.sample, cv.got, hint, ColumnTypeCeiling, call, outcome)))
+				message(fmt.Sprintf("'%s' declares column '%s' as %s, and %d of %d %s hold something else; the first is %s (%s).%s",
+					v.Call.Name, cv.col.Name, cv.col.Type, cv.rows, cv.ofRows, plural(cv.ofRows, "row", "rows"), cv.sample, cv.got, hint))))
 		}
 		return fs
 	}
@@ -216,8 +268,8 @@ func columnFindings(v WriteView, rows []*jsonNode, mode, kind string) []Finding 
 				fmt.Sprintf("stream.tool_end %s: the result as the tool returned it (%d %s)", call, len(rows), plural(len(rows), "row", "rows"))),
 		}
 		fs = append(fs, finding(KindMissingColumn, SeamWrite, []Subject{subject}, col.Name, witnesses, v.Iteration,
-			fmt.Sprintf("'%s' declares column '%s' (%s), and none of the %d %s it returned carries it: the column was never delivered, which is not a mistyped value, so look at what builds the rows rather than at how values are written. Declaring it nullable does not cover a column absent from every row; stop declaring it if it may be missing. %s Call id %s. %s",
-				v.Call.Name, col.Name, col.Type, len(rows), plural(len(rows), "row", "rows"), ColumnTypeCeiling, call, outcome)))
+			message(fmt.Sprintf("'%s' declares column '%s' (%s), and none of the %d %s it returned carries it: the column was never delivered, which is not a mistyped value, so look at what builds the rows rather than at how values are written. Declaring it nullable does not cover a column absent from every row; stop declaring it if it may be missing.",
+				v.Call.Name, col.Name, col.Type, len(rows), plural(len(rows), "row", "rows")))))
 	}
 	return fs
 }
@@ -242,8 +294,8 @@ func judgeColumn(rows []*jsonNode, col ColumnDecl) (columnViolation, bool) {
 				continue
 			}
 			cv.rows++
+			cv.absences++
 			if cv.sample == "" {
-				cv.absence = true
 				if present {
 					cv.sample, cv.got = "null", "null"
 				} else {

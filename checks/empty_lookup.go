@@ -16,15 +16,16 @@ var EmptyLookup = &Check{
 	Kind:  KindEmptyLookup,
 	Seam:  SeamWrite,
 	Title: "a lookup keyed on a run-produced identifier came back empty",
-	Doc: `At each tool result (stream.tool_end) of a tool that declares argumentsFrom and has empty lookups switched on (noticeEmptyLookups on the tool, or the dial for every such tool; the tool's own setting wins), the result is read for emptiness, and each identifier-like string argument of the call (the choice seam's rule: at least 4 characters, no white space, a digit, or a letter with one of - _ . : /) is looked up in the results the tool's declared grounds served earlier in what the run can see: this run's tool_end results and the tool-result messages its requests carry, earlier turns included. Lookup is the choice seam's: case-insensitive substring, so the two checks agree on what "this value came from that tool" means. An empty result for an argument a declared ground produced files one advisory per argument; the argument's dot-path is the predicate, and the subjects are the tool and the ground that produced the value.
+	Doc: `At each tool result (stream.tool_end) of a tool that declares argumentsFrom and has empty lookups switched on (noticeEmptyLookups on the tool, or the dial for every such tool; the tool's own setting wins), the result is read for emptiness, and each identifier-like string argument of the call (the choice seam's rule: at least 4 characters, no white space, a digit, or a letter with one of - _ . : /) is looked up in the results the tool's declared grounds served earlier in what the run can see: this run's tool_end results and the tool-result messages its requests carry, earlier turns included. Lookup is the choice seam's: case-insensitive substring, so the two checks agree on what "this value came from that tool" means. A result carried over from an earlier turn reaches a request by call id alone (context.injected, source tool-result); its tool is the one the recording names for that call id in any event that states it: an earlier run of the same input and conversation (runs sharing a session id, or naming none: its tool_start or history), or this run's own history, even when that history is written after the result being judged (the encounter is then judged at the end of the run). An empty result for an argument a declared ground produced files one advisory per argument; the argument's dot-path is the predicate, and the subjects are the tool and the ground that produced the value.
 
 Empty is decided by structure, never by reading prose: null; a string that is empty or only white space; a list with no items; an empty object; an object whose only list is empty and which holds no other list or object (say {"records": [], "total": 0}); a declared absence (an object with af_absent: true); a semantic envelope (af_semantics: true) with no facts, series or edges. A string result that holds JSON is parsed and judged by the same rules. Text such as "no backup record for 4417-ganymede" is text, not an empty structure, so it is never judged: a tool whose "nothing found" answer should be noticed must return an empty structure.
 
-Fences: an identifier the run did not produce (the user supplied it, or no declared ground's result carries it) files nothing, the encounter passes; a non-empty result passes; a result that is not one of the shapes above (prose, an object with data, a number) is not-applicable; a failed call (tool_end.error) is not-applicable; a result the recording does not carry is unreachable; so is an empty result when no declared ground served anything earlier, or when the value appears only in earlier results whose tool the recording does not name.`,
-	Ceiling:  EmptyLookupCeiling + " Emptiness is structural: a tool that answers \"nothing found\" in words is never seen here.",
-	ArmedBy:  "argumentsFrom on a tool, with noticeEmptyLookups on that tool or in the dials",
-	Advisory: true,
-	Unfed:    "the run recorded no result of a tool whose empty lookups are noticed",
+Fences: an identifier the run did not produce (the user supplied it, or no declared ground's result carries it) files nothing, the encounter passes; a non-empty result passes; a result that is not one of the shapes above (prose, an object with data, a number) is not-applicable; a failed call (tool_end.error) is not-applicable; a result the recording does not carry is unreachable; so is an empty result when no declared ground served anything earlier, or when the value appears only in earlier results whose call id nothing in the recording names with a tool (or names with two different tools).`,
+	Ceiling:     EmptyLookupCeiling + " Emptiness is structural: a tool that answers \"nothing found\" in words is never seen here.",
+	ArmedBy:     "argumentsFrom on a tool, with noticeEmptyLookups on that tool or in the dials",
+	Advisory:    true,
+	AdvisoryWhy: "an empty answer can be true, so it marks a place to look, never a verdict",
+	Unfed:       "the run recorded no result of a tool whose empty lookups are noticed",
 	Armed: func(d *Declarations) bool {
 		if d == nil {
 			return false
@@ -219,17 +220,17 @@ func emptyLookupOf(v WriteView) Verdict {
 		return UnreachableBecause(v.KeysProblem)
 	}
 	if len(v.GroundsServed) == 0 {
+		if why := unnamedKeys(v); len(why) > 0 {
+			return UnreachableBecause(why...)
+		}
 		return UnreachableBecause(fmt.Sprintf("call %s to '%s' came back empty, but none of its declared grounds (%s) served a result earlier in what the run can see, so nothing says where its arguments came from",
 			call, v.Call.Name, nameList(v.Tool.ArgumentsFrom)))
 	}
 	consumer := toolSubject(v.Call.Name)
 	var fs []Finding
-	var unnamed []string
+	unnamed := unnamedKeys(v)
 	for _, k := range v.Keys {
 		if k.ProducedBy == nil {
-			if k.InUnnamedResult {
-				unnamed = append(unnamed, fmt.Sprintf("'%s' argument %s = \"%s\" (call %s) appears only in earlier results whose tool the recording does not name", v.Call.Name, k.Path, clip(k.Value), call))
-			}
 			continue
 		}
 		ground := k.ProducedBy
@@ -253,4 +254,17 @@ func emptyLookupOf(v WriteView) Verdict {
 		return UnreachableBecause(unnamed...)
 	}
 	return Pass()
+}
+
+// unnamedKeys names the key arguments found only in results whose tool
+// nothing in the recording names: whether a declared ground produced them
+// cannot be told.
+func unnamedKeys(v WriteView) []string {
+	var out []string
+	for _, k := range v.Keys {
+		if k.ProducedBy == nil && k.InUnnamedResult {
+			out = append(out, fmt.Sprintf("'%s' argument %s = \"%s\" (call %s) appears only in earlier results whose tool the recording does not name", v.Call.Name, k.Path, clip(k.Value), orUnknown(v.Call.ID)))
+		}
+	}
+	return out
 }

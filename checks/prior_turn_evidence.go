@@ -28,10 +28,11 @@ var PriorTurnEvidence = &Check{
 When every grounded value's newest source is a turn before the one being answered, one advisory is filed, naming how many values, the turn they came from, how far back it is, and how many tool results this turn served. When this turn served no tool result at all, the message says so in a stronger sentence: the answer was assembled entirely from the conversation. Follow-up runs see earlier turns through the history they carry (the request frame holds the earlier turns' user and tool messages that are still in the window), which is exactly the corpus the live check reads.
 
 Fences: one grounded value from this turn's own results files nothing (the honest follow-up stays quiet); values no tool result carried are the names-and-numbers gate's business, not this check's; an index that is incomplete (its ceiling reached, or a request frame with gaps) is not-applicable; a frame with no person's message, or an answer that states no value the index can ground, is unreachable; an answer that is not recorded is unreachable. The predicate is grounding and the subject the final answer, so a run files at most one such finding.`,
-	Ceiling:  PriorTurnEvidenceCeiling,
-	Unfed:    "the run recorded no final answer to judge",
-	ArmedBy:  "dials.noticePriorTurnEvidence: true beside dials.namesAndNumbers",
-	Advisory: true,
+	Ceiling:     PriorTurnEvidenceCeiling,
+	Unfed:       "the run recorded no final answer to judge",
+	ArmedBy:     "dials.noticePriorTurnEvidence: true beside dials.namesAndNumbers",
+	Advisory:    true,
+	AdvisoryWhy: "an answer that rightly leans on an earlier result looks the same as a stale one, so it marks a place to look, never a verdict",
 	Armed: func(d *Declarations) bool {
 		return d != nil && d.Dials.NoticePriorTurnEvidence != nil && *d.Dials.NoticePriorTurnEvidence && d.NamesAndNumbersDeclared()
 	},

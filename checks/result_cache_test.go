@@ -28,21 +28,12 @@ func toNode(r *refNode) *jsonNode {
 	return n
 }
 
-// rowsetByReference is ReadRowset as it was: parsed on every call by the
-// reference parser.
+// rowsetByReference is ReadRowset parsed on every call by the reference
+// parser.
 func rowsetByReference(result []byte) ([]*refNode, bool) {
 	n, err := parseRefNode(result)
 	if err != nil {
 		return nil, false
-	}
-	if n.kind == 's' {
-		t := strings.TrimSpace(n.str)
-		if !strings.HasPrefix(t, "[") {
-			return nil, false
-		}
-		if n, err = parseRefNode([]byte(t)); err != nil {
-			return nil, false
-		}
 	}
 	if n.kind != 'a' || len(n.items) == 0 {
 		return nil, false

@@ -18,12 +18,13 @@ var UnsupportedClaim = &Check{
 
 Values compare under one declared normalization. Text is put in Unicode NFC, trimmed and its white space collapsed; case agrees only for a word of more than three letters written all lower, all upper or with a capital first letter; a number and a plain decimal string compare by value (42.5 and "42.50"); a number with a unit compares only with the same unit, written exactly. What cannot be compared safely is unreachable, never a finding: a list or an object against a single value, a list with a hole in it, a unit against a bare number, units or short words that differ only in case (MW and mW), a mixed-case word, text with a digit in another case, ß against ss, dotted against dotless i, text that differs only in its marks or compatibility forms, currency symbols, digit separators, dot-grouped numbers ("1.250"), and dates or times written differently.
 
-Doubt is not contradiction: an answer of null or "unknown" (in any case) where the run settled a value files an advisory, counted apart, and the encounter passes; both sides declining is a pass.
+Doubt is not contradiction: an answer of null or "unknown" (in any case) where the run settled a value files an advisory, counted apart, and the encounter passes; both sides declining (an answer of null, "unknown" or a claim that is not known, against a reading that settled the fact only as unknown, in any of those spellings) is doubt on both sides: unreachable, never a pass, since nothing was compared.
 
 Fences: an answer field the answer does not carry is not-applicable; a fact no tool settled is unreachable (uncollected, never an accusation); a fact settled as unknown propagates: unreachable; an answer that is not a JSON object or array makes every claim unreachable. Each declared claim is one encounter per final answer.`,
 	Ceiling:      `It compares only the fields a claims contract names, and only in typed answers: prose is never checked. It cannot see an output middleware that denied the answer or a schema that rejected it, since neither is recorded; it judges the final answer as the recording states it.`,
 	ArmedBy:      "claims declared: answer fields bound to an entity and a field",
 	AdvisoryWhen: "doubt only",
+	AdvisoryWhy:  "an answer that declines a verified fact is doubt, not contradiction",
 	Armed:        func(d *Declarations) bool { return d != nil && len(d.Claims) > 0 },
 	Canary: func() []Finding {
 		rows := []ClaimRow{{Entity: "canary-entity", Field: "canary-field", Value: json.RawMessage(`"settled"`), ToolName: "canary", ToolCallID: "canary", Iteration: -1}}
@@ -218,9 +219,11 @@ func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) 
 	case readingMalformed:
 		return UnreachableBecause(fmt.Sprintf("the settled reading of %s(%s) (%s) says known but carries no value, so claim '%s' cannot be checked", c.Field, c.Entity, ledgerProvenance(settledRow, true), c.AnswerField))
 	case readingUnknown:
-		// Agreement on a non-reading: both sides decline to state the fact.
-		if settled != nil && isDoubt(claimed) {
-			return Pass()
+		// Both sides declining the fact is not agreement: nothing was
+		// compared, so it must never count as a checked pass.
+		if _, st := readingOf(claimed); st == readingUnknown {
+			return UnreachableBecause(fmt.Sprintf("the answer's '%s' (%s) declines the fact and the settled reading of %s(%s) is unknown too (%s): doubt on both sides, so nothing was compared",
+				c.AnswerField, clip(string(rawOf(claimed))), c.Field, c.Entity, ledgerProvenance(settledRow, true)))
 		}
 		return UnreachableBecause(fmt.Sprintf("the settled reading of %s(%s) is unknown (%s), and an unknown fact propagates: claim '%s' has nothing to be checked against", c.Field, c.Entity, ledgerProvenance(settledRow, true), c.AnswerField))
 	}

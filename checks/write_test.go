@@ -169,7 +169,13 @@ func TestColumnTypes(t *testing.T) {
 		{"dates", columnsView(`[{"d":"2024-05-01"},{"d":"2024-05-01T08:30:00Z"},{"d":"2024-02-30"},{"d":1714550400}]`, ColumnDecl{Name: "d", Type: "date"}),
 			[]string{"d"}, nil, []string{"2 of 4 rows", `"2024-02-30" (string)`}, false},
 		{"booleans", columnsView(`[{"ok":true},{"ok":"true"}]`, ColumnDecl{Name: "ok", Type: "boolean"}), []string{"ok"}, nil, nil, false},
-		{"a string holding an array is read", columnsView(`"[{\"logical_unit_number\":\"\"}]"`, lun), []string{"logical_unit_number"}, nil, nil, false},
+		{"a string holding an array is not judged", columnsView(`"[{\"logical_unit_number\":\"\"}]"`, lun), nil, nil, nil, true},
+		{"an absence after another offender still names the fix", columnsView(`[{"n":"x"},{"n":null},{"other":1}]`, ColumnDecl{Name: "n", Type: "number"}),
+			[]string{"n"}, nil, []string{`the first is "x" (string)`, "2 of the 3 offending rows carry no value", "nullable: true"}, false},
+		{"one absence among offenders", columnsView(`[{"n":"x"},{"n":null}]`, ColumnDecl{Name: "n", Type: "number"}),
+			[]string{"n"}, nil, []string{"1 of the 2 offending rows carries no value", "nullable: true"}, false},
+		{"only absences", columnsView(`[{"n":null},{"other":1}]`, ColumnDecl{Name: "n", Type: "number"}),
+			[]string{"n"}, nil, []string{"All 2 offending rows carry no value", "nullable: true"}, false},
 		{"zero rows are not judged", columnsView(`[]`, lun), nil, nil, nil, true},
 		{"a wrapper object is not judged", columnsView(`{"rows":[{"logical_unit_number":""}]}`, lun), nil, nil, nil, true},
 		{"a list of strings is not judged", columnsView(`["a","b"]`, lun), nil, nil, nil, true},
@@ -212,15 +218,30 @@ func TestColumnTypes(t *testing.T) {
 	enforce := &Declarations{Dials: Dials{CheckColumnTypes: ColumnsEnforce}}
 	v := ColumnTypeMismatch.OnWrite(columnsView(`[{"logical_unit_number":""},{"logical_unit_number":""}]`, lun, ColumnDecl{Name: "array", Type: "string"}), enforce)
 	msg := v.Findings[0].Message
-	for _, s := range []string{ColumnTypeCeiling, "Under enforce, the live run would have refused these rows",
-		"Result refused: host_group_mappings returned rows that disagree with the columns it declares: 'logical_unit_number' is declared number and 2 of 2 rows hold string (first: \"\"); 'array' is declared string and is in no row.",
-		"No data was returned."} {
-		if !strings.Contains(msg, s) {
-			t.Errorf("enforce message %q does not say %q", msg, s)
+	refusal := "Result refused: host_group_mappings returned rows that disagree with the columns it declares: 'logical_unit_number' is declared number and 2 of 2 rows hold string (first: \"\"); 'array' is declared string and is in no row. Fix the tool so each column holds what it declares, or change the declaration. No data was returned."
+	if want := refusal + " " + ColumnTypeCeiling + " Call id call-1."; msg != want {
+		t.Errorf("under enforce the message is the refusal itself:\n got %q\nwant %q", msg, want)
+	}
+	for _, v := range []Verdict{MissingColumn.OnWrite(columnsView(`[{"logical_unit_number":""}]`, lun, ColumnDecl{Name: "array", Type: "string"}), enforce)} {
+		if len(v.Findings) != 1 || !strings.HasPrefix(v.Findings[0].Message, "Result refused: ") {
+			t.Errorf("missing-column under enforce: %+v", v.Findings)
 		}
 	}
-	if strings.Contains(msg, "Nothing was blocked") {
-		t.Error("under enforce the message must not say nothing was blocked")
+	// A result the library refused under enforce holds no rows: the
+	// encounter is unreachable, for both checks, under either dial.
+	refused := columnsView(`"Result rejected: host_group_mappings returned rows that disagree with the columns it declares \u2014 'logical_unit_number' is declared number and 2 of 2 rows hold string (first: \"\"). Fix the tool so the column holds what it declares, or change the declaration. No data was returned."`, lun)
+	for _, d := range []*Declarations{warn, enforce} {
+		for _, check := range []*Check{ColumnTypeMismatch, MissingColumn} {
+			v := check.OnWrite(refused, d)
+			if v.Disposition != Unreachable || len(v.Findings) != 0 || len(v.Reasons) != 1 || !strings.HasPrefix(v.Reasons[0], "the rows were refused under enforce") {
+				t.Errorf("%s under %s: a refused result gave %+v", check.Kind, d.Dials.CheckColumnTypes, v)
+			}
+		}
+	}
+	for _, notRefusal := range []string{`"Result rejected: other_tool returned rows that disagree with the columns it declares"`, `"Result rejected: host_group_mappings is too large"`, `["Result rejected: host_group_mappings returned rows that disagree with the columns it declares"]`} {
+		if ColumnRefusal("host_group_mappings", json.RawMessage(notRefusal)) {
+			t.Errorf("%s read as a refusal of host_group_mappings", notRefusal)
+		}
 	}
 	if v := ColumnTypeMismatch.OnWrite(columnsView(`[]`, lun), warn); v.None || v.Disposition != NotApplicable {
 		t.Errorf("an empty result is a not-applicable row, got %+v", v)

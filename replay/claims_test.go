@@ -26,8 +26,10 @@ func replayClaimsFixture(t *testing.T, name string) []validatedRun {
 	dir := filepath.Join(claimsRoot, name)
 	decl := loadDeclarations(t, dir)
 	var out []validatedRun
+	// The runs of one stream share a book of call ids, as the CLI's do.
+	names := NewCallNames()
 	for _, run := range readRuns(t, filepath.Join(dir, "events.jsonl")) {
-		ev, err := Replay(run, decl, Options{})
+		ev, err := Replay(run, decl, Options{Names: names})
 		vr := validatedRun{Run: run.ID, Evidence: ev}
 		if err != nil {
 			vr.Error = err.Error()
@@ -89,6 +91,9 @@ func TestSeedStories(t *testing.T) {
 		lun  = "column-type-mismatch @write [tool host_group_mappings] logical_unit_number "
 		gany = "empty-lookup @write [tool backup_status + tool fleet_report] machine "
 		prio = "prior-turn-evidence @claim [answer final] grounding "
+		ua   = checks.KindUnsupportedArgument
+		// callisto: the ground was served a turn earlier.
+		callisto = "empty-lookup @write [tool backup_status + tool fleet_report] machine "
 	)
 	stories := []story{
 		{fixture: "columns-lun-zero", findings: map[string]bool{lun: false},
@@ -101,8 +106,27 @@ func TestSeedStories(t *testing.T) {
 		{fixture: "columns-enforce", findings: map[string]bool{lun: false, "missing-column @write [tool host_group_mappings] host_group ": false},
 			rows: map[string]checks.Row{ctm: row(ctm, wr, 1, 1, 0, 0), mc: row(mc, wr, 1, 1, 0, 0)},
 			says: map[string][]string{lun: {"Result refused: host_group_mappings", "No data was returned."}}},
-		{fixture: "columns-not-judged", findings: map[string]bool{"missing-column @write [tool host_group_mappings] comment ": false},
-			rows: map[string]checks.Row{ctm: row(ctm, wr, 1, 0, 4, 0), mc: row(mc, wr, 1, 1, 4, 0)}},
+		{fixture: "columns-not-judged", findings: map[string]bool{},
+			rows: map[string]checks.Row{ctm: row(ctm, wr, 0, 0, 5, 0), mc: row(mc, wr, 0, 0, 5, 0)}},
+		{fixture: "columns-json-in-string", findings: map[string]bool{lun: false},
+			rows: map[string]checks.Row{ctm: row(ctm, wr, 1, 1, 1, 0), mc: row(mc, wr, 1, 0, 1, 0)},
+			says: map[string][]string{lun: {"Call id call-2"}}},
+		{fixture: "columns-absence-later", findings: map[string]bool{lun: false},
+			rows: map[string]checks.Row{ctm: row(ctm, wr, 1, 1, 0, 0), mc: row(mc, wr, 1, 0, 0, 0)},
+			says: map[string][]string{lun: {`3 of 4 rows hold something else; the first is "x" (string)`, "2 of the 3 offending rows carry no value", "declare it nullable: true"}}},
+		{fixture: "columns-enforce-refused", run: 0, findings: map[string]bool{},
+			rows: map[string]checks.Row{ctm: row(ctm, wr, 0, 0, 0, 1), mc: row(mc, wr, 0, 0, 0, 1)}},
+		{fixture: "columns-enforce-refused", run: 1, findings: map[string]bool{},
+			rows: map[string]checks.Row{ctm: row(ctm, wr, 0, 0, 0, 1), mc: row(mc, wr, 0, 0, 0, 1)}},
+		{fixture: "claims-doubt-both-sides", run: 0, findings: map[string]bool{}, rows: map[string]checks.Row{uc: row(uc, clm, 0, 0, 0, 1)}},
+		{fixture: "claims-doubt-both-sides", run: 1, findings: map[string]bool{}, rows: map[string]checks.Row{uc: row(uc, clm, 0, 0, 0, 1)}},
+		{fixture: "empty-lookup-earlier-turn", run: 0, findings: map[string]bool{}, rows: map[string]checks.Row{el: row(el, wr, 0, 0, 1, 0)}},
+		{fixture: "empty-lookup-earlier-turn", run: 1, findings: map[string]bool{callisto: true},
+			rows: map[string]checks.Row{el: row(el, wr, 1, 1, 0, 0), ua: row(ua, checks.SeamChoice, 1, 0, 1, 0)},
+			says: map[string][]string{callisto: {`machine = "callisto-02"`, "in a result of 'fleet_report', call call-1", checks.EmptyLookupCeiling}}},
+		{fixture: "empty-lookup-later-history", findings: map[string]bool{callisto: true},
+			rows: map[string]checks.Row{el: row(el, wr, 1, 1, 0, 0), ua: row(ua, checks.SeamChoice, 1, 0, 1, 0)},
+			says: map[string][]string{callisto: {"in a result of 'fleet_report', call call-1"}}},
 		{fixture: "columns-dial-off", findings: map[string]bool{},
 			rows: map[string]checks.Row{ctm: row(ctm, wr, 0, 0, 1, 0), mc: row(mc, wr, 0, 0, 1, 0)}},
 		{fixture: "empty-lookup-run-produced", findings: map[string]bool{gany: true},

@@ -18,6 +18,10 @@ type Options struct {
 	// check's canary runs first and a check that misses it stops the
 	// replay with a *checks.CheckerDeadError.
 	Posture string
+	// Names is the book of call ids the earlier runs of the input name,
+	// shared by its runs, which are prepared in input order (see
+	// NewCallNames); nil reads each run alone.
+	Names *CallNames
 }
 
 // Replay folds the run's events in order and returns the replayed
@@ -63,6 +67,7 @@ type Prepared struct {
 	effective *checks.Declarations
 	posture   string
 	slow      bool
+	earlier   callNamesView
 }
 
 // Prepare is the part of Replay that can fail before the run's events are
@@ -91,7 +96,11 @@ func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 			return nil, err
 		}
 	}
-	return &Prepared{reg: reg, run: run, effective: effective, posture: posture, slow: slow}, nil
+	p := &Prepared{reg: reg, run: run, effective: effective, posture: posture, slow: slow}
+	if opts.Names != nil && namesRead(reg, effective, posture, slow) {
+		p.earlier = opts.Names.enter(run, slow)
+	}
+	return p, nil
 }
 
 // Run folds the run's events in order and returns the evidence. Its only
@@ -101,6 +110,7 @@ func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 // concurrently.
 func (p *Prepared) Run() (*Evidence, error) {
 	e := newEngine(p.reg, p.effective, p.posture, p.run, p.slow)
+	e.earlier = p.earlier
 	for i := range p.run.Events {
 		e.handle(&p.run.Events[i])
 	}
@@ -118,6 +128,7 @@ func (p *Prepared) Run() (*Evidence, error) {
 		IntegrityEvents: len(findings) + 1,
 		Unreachable:     e.ledger.Reasons(),
 		Validation:      e.validations,
+		Lost:            e.refusals.lost,
 	}
 	if p.posture == checks.PostureDev {
 		if err := e.ledger.AssertAlive(e.workExisted); err != nil {
@@ -296,6 +307,14 @@ type engine struct {
 	servedAt map[string]int
 
 	validations []AnswerValidation
+
+	refusals refusals
+
+	// earlier is what earlier runs of the conversation name call ids;
+	// deferred are the write encounters that wait for the end of the run
+	// to learn a name (see callnames.go).
+	earlier  callNamesView
+	deferred []deferredWrite
 }
 
 func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, run *recording.Run, slow bool) *engine {
@@ -401,6 +420,10 @@ func (e *engine) handle(ev *recording.Event) {
 			e.claim.answer = p.FinalContent
 		}
 		e.flushClaim()
+	case recording.TypeContextError:
+		if e.need.write {
+			e.refusals.noteRecorded(ev)
+		}
 	case recording.TypeSemantics:
 		if !e.need.claimRows {
 			break
@@ -416,6 +439,8 @@ func (e *engine) handle(ev *recording.Event) {
 func (e *engine) finish() {
 	e.flushChoice()
 	e.flushClaim()
+	e.resolveDeferred()
+	e.refusals.finish()
 	for _, c := range e.reg {
 		if c.Unfed != "" && e.ledger.Armed(c) && e.ledger.Untouched(c) {
 			e.ledger.Note(c, checks.Verdict{Disposition: checks.NotApplicable, Reasons: []string{c.Unfed}})

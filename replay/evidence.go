@@ -30,6 +30,10 @@ type Evidence struct {
 	// Validation is the answer validation of the run's final answers, when
 	// the declarations ask for one (replay only), in answer order.
 	Validation []AnswerValidation
+	// Lost names findings the recording proves the live run filed and does
+	// not hold (replay only): a result refused under enforce with no column
+	// finding about its tool.
+	Lost []string `json:",omitempty"`
 }
 
 // Disposition is the ledger: one row per registered check.

@@ -12,8 +12,12 @@ import (
 // call id: the first text recorded for a call is kept (a tool_end result
 // comes before the message that carries it into the next request), and a
 // tool name learned later (an earlier run's message, named only when a
-// history carries it) is filled in.
+// history carries it) is filled in. A result of no named tool takes the
+// name earlier runs of the conversation give its call id.
 func (e *engine) serve(tool, callID, text string) {
+	if tool == "" {
+		tool = e.earlier.name(callID)
+	}
 	if callID != "" {
 		if i, ok := e.servedAt[callID]; ok {
 			if e.served[i].Tool == "" && tool != "" {
@@ -60,25 +64,14 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	// Key arguments are only read where a tool's empty lookups are
 	// noticed (need.served).
 	if view.Tool != nil && len(view.Tool.ArgumentsFrom) > 0 && e.need.served {
-		switch {
-		case !started:
+		if started {
+			view.Keys, view.KeysProblem, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, call.Args, e.served)
+		} else {
 			view.KeysProblem = fmt.Sprintf("no tool_start is recorded for call %s to '%s', so its arguments are unknown", orDash(p.ToolCallID), call.Name)
-		default:
-			keys, err := checks.KeyArguments(call.Args, view.Tool.ArgumentsFrom, e.servedFor(view.Tool.ArgumentsFrom))
-			if err != nil {
-				view.KeysProblem = fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orDash(p.ToolCallID), call.Name, err)
-			}
-			view.Keys = keys
-		}
-		for _, g := range view.Tool.ArgumentsFrom {
-			for _, s := range e.served {
-				if s.Tool == g {
-					view.GroundsServed = append(view.GroundsServed, g)
-					break
-				}
-			}
+			_, _, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, nil, e.served)
 		}
 	}
+	hangs := e.need.served && e.hangsOnUnnamed(view)
 	for _, c := range e.reg {
 		if c.OnWrite == nil || !e.ledger.Armed(c) {
 			continue
@@ -86,11 +79,42 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 		v := view
 		v.Keys = append([]checks.KeyArgument(nil), view.Keys...)
 		v.GroundsServed = cloneStrings(view.GroundsServed)
+		if hangs && e.reads(c).served {
+			// Judged at the end of the run, with the names it states
+			// later; the result is all it keeps of this event.
+			e.deferred = append(e.deferred, deferredWrite{check: c, view: v, args: call.Args, served: len(e.served)})
+			continue
+		}
 		e.ledger.Note(c, c.OnWrite(v, e.decl))
+	}
+	if len(p.Result) > 0 {
+		e.refusals.noteResult(e, call, view.Tool, p.Result)
 	}
 	if len(p.Result) > 0 && e.need.served {
 		e.serve(call.Name, p.ToolCallID, resultTextOf(p.Result, &e.cache, e.slow))
 	}
+}
+
+// groundKeys reads the key arguments of a call to a tool that declares
+// argumentsFrom against the results served before it, and names the
+// declared grounds among them. Nil args reads no arguments.
+func (e *engine) groundKeys(tool *checks.ToolDecl, callID string, args json.RawMessage, served []checks.ServedResult) (keys []checks.KeyArgument, problem string, grounds []string) {
+	if args != nil {
+		var err error
+		keys, err = checks.KeyArguments(args, tool.ArgumentsFrom, e.servedFor(tool.ArgumentsFrom, served))
+		if err != nil {
+			problem = fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orDash(callID), tool.Name, err)
+		}
+	}
+	for _, g := range tool.ArgumentsFrom {
+		for _, s := range served {
+			if s.Tool == g {
+				grounds = append(grounds, g)
+				break
+			}
+		}
+	}
+	return keys, problem, grounds
 }
 
 // servedFor is the part of the served results that can decide where the
@@ -98,12 +122,12 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 // reads only results of a declared ground and results of no named tool
 // (and compares each by case-folding its whole text), so the results of
 // other tools are left out, in order.
-func (e *engine) servedFor(grounds []string) []checks.ServedResult {
+func (e *engine) servedFor(grounds []string, served []checks.ServedResult) []checks.ServedResult {
 	if e.slow {
-		return e.served
+		return served
 	}
-	out := make([]checks.ServedResult, 0, len(e.served))
-	for _, s := range e.served {
+	out := make([]checks.ServedResult, 0, len(served))
+	for _, s := range served {
 		if s.Tool == "" || containsString(grounds, s.Tool) {
 			out = append(out, s)
 		}

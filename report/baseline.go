@@ -283,11 +283,7 @@ func applyBaseline(run *Run, all []Finding, opts Options) {
 		if !matches {
 			continue
 		}
-		if f.Advisory {
-			lc.advisories++
-		} else {
-			lc.defects++
-		}
+		lc.count(f)
 		if shown {
 			lc.shown++
 		}

@@ -107,6 +107,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 	run.Recorded = buildSide("Ledger", true, rr.Recorded, rr.Events)
 	if rr.Replayed != nil {
 		side := buildSide("Replayed ledger", false, rr.Replayed, rr.Events)
+		side.Lost = rr.Replayed.Lost
 		run.Replayed = &side
 	}
 	all := collectFindings(rr.Recorded, rr.Replayed)
@@ -146,11 +147,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		if f.Synthetic {
 			continue
 		}
-		if f.Advisory {
-			lc.advisories++
-		} else {
-			lc.defects++
-		}
+		lc.count(f)
 		if opts.Limit == 0 || i < opts.Limit {
 			lc.shown++
 		}

@@ -303,6 +303,9 @@ type Side struct {
 	Rows []Row
 	// Sums over the rows.
 	RowFindings, Checked, NotApplicable, Unreachable int64
+	// Lost names recorded evidence the replay proves the live run filed
+	// and the recording does not hold (replayed side only).
+	Lost []string
 	// Checking counts rows with checked > 0.
 	Checking int
 	// Silent names ("kind @seam") the rows that checked nothing; NeverRan

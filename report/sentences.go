@@ -2,10 +2,12 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
 )
 
@@ -36,7 +38,41 @@ func nameList(names []string, limit int) string {
 // findings matching the kind filter, split into defects and advisories, how
 // many of them the limit shows, and how many real findings the run has in
 // all.
-type listCounts struct{ defects, advisories, shown, real int }
+type listCounts struct {
+	defects, advisories, shown, real int
+	// advisoryKinds are the kinds of the advisories counted, in first-seen
+	// order: each says in its own words why it is counted apart.
+	advisoryKinds []string
+}
+
+// count counts one real finding of the list.
+func (lc *listCounts) count(f Finding) {
+	if !f.Advisory {
+		lc.defects++
+		return
+	}
+	lc.advisories++
+	if !slices.Contains(lc.advisoryKinds, f.Kind) {
+		lc.advisoryKinds = append(lc.advisoryKinds, f.Kind)
+	}
+}
+
+// advisoryWhy is why the counted advisories are apart from defects, in the
+// words of the checks that filed them.
+func (lc *listCounts) advisoryWhy() string {
+	var why []string
+	for _, kind := range lc.advisoryKinds {
+		w := "a check marked it advisory"
+		for _, c := range checks.Registry {
+			if c.Kind == kind && c.AdvisoryWhy != "" {
+				w = c.AdvisoryWhy
+				break
+			}
+		}
+		why = append(why, kind+": "+w)
+	}
+	return strings.Join(why, "; ")
+}
 
 // headline words the run's outcome in one sentence. The first matching case
 // wins: findings to list, then evidence missing, then a kind filter that
@@ -46,7 +82,7 @@ func headline(run *Run, opts Options, lc listCounts) (HeadlineKind, string) {
 	rec := &run.Recorded
 	switch {
 	case defects+advisories > 0:
-		return HeadlineFindings, listHeadline(run, opts, defects, advisories, shown)
+		return HeadlineFindings, listHeadline(run, opts, defects, advisories, shown, lc.advisoryWhy())
 	case rec.EvidenceMissing:
 		return HeadlineEvidenceMissing, fmt.Sprintf("⚠ EVIDENCE MISSING — the ledger counts %s, yet this run's events carry none of the findings: the stream was capped, filtered or cut. The contradictions happened and their detail is lost; this is the opposite of a clean run.",
 			count(rec.RowFindings, "failing encounter", "failing encounters"))
@@ -60,7 +96,7 @@ func headline(run *Run, opts Options, lc listCounts) (HeadlineKind, string) {
 	return HeadlineAbsence, absenceHeadline(run)
 }
 
-func listHeadline(run *Run, opts Options, defects, advisories, shown int) string {
+func listHeadline(run *Run, opts Options, defects, advisories, shown int, why string) string {
 	source := "filed by the live run's checks"
 	if run.Replayed != nil {
 		source = "in the recorded and replayed evidence"
@@ -69,10 +105,10 @@ func listHeadline(run *Run, opts Options, defects, advisories, shown int) string
 	if defects > 0 {
 		fmt.Fprintf(&b, "DEFECTS — %s %s", count(defects, "defect", "defects"), source)
 		if advisories > 0 {
-			fmt.Fprintf(&b, ", plus %s counted apart (a seam marked it doubt, not contradiction)", count(advisories, "advisory", "advisories"))
+			fmt.Fprintf(&b, ", plus %s counted apart (%s)", count(advisories, "advisory", "advisories"), why)
 		}
 	} else {
-		fmt.Fprintf(&b, "ADVISORIES ONLY — no defect; %s %s, counted apart (a seam marked it doubt, not contradiction)", count(advisories, "advisory", "advisories"), source)
+		fmt.Fprintf(&b, "ADVISORIES ONLY — no defect; %s %s, counted apart (%s)", count(advisories, "advisory", "advisories"), source, why)
 	}
 	fmt.Fprintf(&b, " (listing %d of %d", shown, defects+advisories)
 	if opts.Kind != "" {
@@ -428,6 +464,9 @@ func runNotes(run *Run) []string {
 			count(rp.Defects, "defect", "defects"), count(rp.Advisories, "advisory", "advisories"), rp.Coverage))
 		if run.Drift > 0 {
 			notes = append(notes, fmt.Sprintf("⚠ %s: the live run and the replay judged the same run differently.", count(run.Drift, "finding drifts", "findings drift")))
+		}
+		for _, s := range rp.Lost {
+			notes = append(notes, "⚠ Evidence missing: "+s+".")
 		}
 	}
 	return notes

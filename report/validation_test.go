@@ -36,6 +36,7 @@ func replayedInput(t *testing.T, fixture string) InputResult {
 	in := readTestInput(t, filepath.Join(dir, "events.jsonl"), fixture+"/events.jsonl")
 	stats := &recording.Stats{UnknownTypes: map[string]int64{}, WrongTypes: map[string]int64{}}
 	events := readNDJSON(data, stats)
+	names := replay.NewCallNames()
 	for i := range in.Runs {
 		run := &recording.Run{ID: in.Runs[i].RunID, Input: in.Runs[i].Input}
 		for _, e := range events {
@@ -43,7 +44,7 @@ func replayedInput(t *testing.T, fixture string) InputResult {
 				run.Events = append(run.Events, e)
 			}
 		}
-		ev, err := replay.Replay(run, decl, replay.Options{})
+		ev, err := replay.Replay(run, decl, replay.Options{Names: names})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,5 +89,37 @@ func TestAnswerValidationReport(t *testing.T) {
 	}
 	if strings.Contains(js.String(), "answerValidation") || len(r.Runs[0].Validation) != 0 {
 		t.Error("a run without claims or names-and-numbers declared shows no answer validation")
+	}
+}
+
+// TestFidelityReports pins the text report of each fixture where the replay
+// once disagreed with the seeds: an earlier turn's ground, rows refused
+// under enforce, JSON written in a string, doubt on both sides of a claim,
+// and an absence behind another offender.
+func TestFidelityReports(t *testing.T) {
+	for _, tc := range []struct {
+		fixture string
+		says    []string
+	}{
+		{"empty-lookup-earlier-turn", []string{"counted apart (empty-lookup: an empty answer can be true, so it marks a place to look, never a verdict)"}},
+		{"empty-lookup-later-history", []string{"ADVISORIES ONLY"}},
+		{"columns-enforce-refused", []string{"replay lacked input: the rows were refused under enforce", "is missing from the recording"}},
+		{"columns-json-in-string", []string{"Call id call-2"}},
+		{"claims-doubt-both-sides", []string{"unsupported-claim @claim      ⚠ ran 0× — 1 encounter unreachable"}},
+		{"columns-absence-later", []string{"2 of the 3 offending rows carry no value"}},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			r := Build([]InputResult{replayedInput(t, tc.fixture)}, testOptions(Options{}))
+			var text bytes.Buffer
+			if err := RenderText(&text, r, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(text.String(), s) {
+					t.Errorf("text report does not say %q", s)
+				}
+			}
+			compareGolden(t, filepath.Join(claimsFixtures, tc.fixture, "report.txt"), text.Bytes())
+		})
 	}
 }

@@ -169,8 +169,11 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	// pipeline.spare); the loader's goroutine alone touches it and busy.
 	borrowed := 0
 	var busy chan struct{} // replays in flight, when they run apart
+	// The input's runs share one book of call ids: a follow-up turn learns
+	// the tools of the earlier turns' calls it carries.
+	names := replay.NewCallNames()
 	judge := func(run *recording.Run) error {
-		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture()})
+		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture(), Names: names})
 		if err != nil {
 			return err
 		}

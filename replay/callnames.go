@@ -1,0 +1,209 @@
+package replay
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// A tool call id names its tool in a few events only: the call's
+// tool_start, the assistant message of a history that made the call, and
+// the tool message of a history that answers it. A follow-up turn carries
+// an earlier turn's result into its request by call id alone
+// (context.injected, source tool-result), so the run judging it may learn
+// the tool's name from an earlier run of the conversation, or only from its
+// own history, written after the result it is judging. Both are facts of
+// the recording, not guesses, so the write seam uses them: names from
+// earlier runs are looked up in a CallNames book, and an encounter whose
+// verdict hangs on a call id the run has not named yet is judged at the end
+// of the run, when every name it states is known. A call id that nothing in
+// the recording names stays unnamed, and what depends on it unreachable.
+
+// CallNames is the book of the tool names the runs of one input state for
+// their call ids, kept per conversation (runs sharing a session id, or
+// naming none). Each run reads only what earlier runs of its conversation
+// wrote, whatever order the replays run in. Safe for concurrent use.
+type CallNames struct {
+	mu   sync.Mutex
+	runs int
+	// named maps a conversation and a call id to the runs that named it.
+	named map[callKey][]namedBy
+}
+
+type callKey struct{ session, id string }
+
+type namedBy struct {
+	run  int
+	name string
+}
+
+// NewCallNames is an empty book, for the runs of one input.
+func NewCallNames() *CallNames { return &CallNames{named: map[callKey][]namedBy{}} }
+
+// callNamesView is one run's reading of the book: the names earlier runs of
+// its conversation wrote.
+type callNamesView struct {
+	book    *CallNames
+	session string
+	run     int
+}
+
+// enter writes the names a run states into the book and returns the run's
+// view of what came before it. Runs must enter in input order (Prepare is
+// called in that order).
+func (b *CallNames) enter(run *recording.Run, slow bool) callNamesView {
+	names := statedNames(run, slow)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	idx := b.runs
+	b.runs++
+	for id, name := range names {
+		k := callKey{run.SessionID, id}
+		b.named[k] = append(b.named[k], namedBy{run: idx, name: name})
+	}
+	return callNamesView{book: b, session: run.SessionID, run: idx}
+}
+
+// name is the tool earlier runs of the conversation name for a call id:
+// empty when none does, or when they name different tools (a reused id
+// cannot be told apart, so it is not named).
+func (v callNamesView) name(id string) string {
+	if v.book == nil || id == "" {
+		return ""
+	}
+	v.book.mu.Lock()
+	defer v.book.mu.Unlock()
+	name := ""
+	for _, n := range v.book.named[callKey{v.session, id}] {
+		if n.run >= v.run {
+			continue
+		}
+		if name != "" && name != n.name {
+			return ""
+		}
+		name = n.name
+	}
+	return name
+}
+
+// statedNames are the call ids a run names, with their tool: from its
+// tool_start events and its histories. An id a run names with two tools is
+// left out.
+func statedNames(run *recording.Run, slow bool) map[string]string {
+	out := map[string]string{}
+	conflict := map[string]bool{}
+	add := func(id, name string) {
+		if id == "" || name == "" || conflict[id] {
+			return
+		}
+		if prev, ok := out[id]; ok && prev != name {
+			delete(out, id)
+			conflict[id] = true
+			return
+		}
+		out[id] = name
+	}
+	for i := range run.Events {
+		ev := &run.Events[i]
+		switch ev.Type {
+		case recording.TypeToolStart:
+			var p toolStartPayload
+			if decodeToolStart(ev.Payload, &p, slow) {
+				add(p.ToolCallID, p.ToolName)
+			}
+		case recording.TypeIterationEnd:
+			var p iterationEndPayload
+			if !decodeIterationEnd(ev.Payload, &p, slow) || len(p.History) == 0 {
+				continue
+			}
+			msgs, ok := decodeHistory(p.History, false, slow)
+			if !ok {
+				continue
+			}
+			for _, m := range msgs {
+				for _, tc := range m.ToolCalls {
+					add(tc.ID, tc.Name)
+				}
+				if m.Role == checks.RoleTool {
+					add(m.ToolCallID, m.ToolName)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// namesRead reports whether a replay with these declarations reads the
+// tools of served results, the one thing the book is for; when it does not,
+// runs neither read nor write it.
+func namesRead(reg []*checks.Check, d *checks.Declarations, posture string, slow bool) bool {
+	return slow || needsOf(reg, checks.NewLedger(reg, d, posture), d).served
+}
+
+// nameOf is the tool the recording names for a call id so far: this run's
+// own statements first, then earlier runs of the conversation.
+func (e *engine) nameOf(id string) string {
+	if n := e.callNames[id]; n != "" {
+		return n
+	}
+	return e.earlier.name(id)
+}
+
+// deferredWrite is a write-seam encounter judged at the end of the run:
+// the view as it stood, and how many served results it could see.
+type deferredWrite struct {
+	check  *checks.Check
+	view   checks.WriteView
+	args   json.RawMessage
+	served int
+}
+
+// hangsOnUnnamed reports whether a view's verdict may change once more call
+// ids are named: one of its key arguments was found only in unnamed
+// results, or none of its grounds served anything while some result seen
+// so far has a call id but no tool.
+func (e *engine) hangsOnUnnamed(v checks.WriteView) bool {
+	if v.Tool == nil || len(v.Tool.ArgumentsFrom) == 0 || v.KeysProblem != "" {
+		return false
+	}
+	unnamed := false
+	for i := range e.served {
+		if e.served[i].Tool == "" && e.served[i].CallID != "" {
+			unnamed = true
+			break
+		}
+	}
+	if !unnamed {
+		return false
+	}
+	if len(v.GroundsServed) == 0 {
+		return true
+	}
+	for _, k := range v.Keys {
+		if k.InUnnamedResult {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveDeferred names what the run has learned since each deferred
+// encounter and judges it, in the order the encounters were met.
+func (e *engine) resolveDeferred() {
+	if len(e.deferred) == 0 {
+		return
+	}
+	for i := range e.served {
+		if s := &e.served[i]; s.Tool == "" {
+			s.Tool = e.nameOf(s.CallID)
+		}
+	}
+	for _, d := range e.deferred {
+		v := d.view
+		v.Keys, v.KeysProblem, v.GroundsServed = e.groundKeys(v.Tool, v.Call.ID, d.args, e.served[:d.served])
+		e.ledger.Note(d.check, d.check.OnWrite(v, e.decl))
+	}
+	e.deferred = nil
+}
