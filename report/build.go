@@ -106,8 +106,13 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 	}
 	run.Recorded = buildSide("Ledger", true, rr.Recorded, rr.Events)
 	if rr.Replayed != nil {
+		for _, s := range rr.Replayed.Lost {
+			run.Damage = append(run.Damage, Damage{Cause: DamageLostFinding, Charged: true, Detail: s})
+		}
+		run.Damage = sortDamage(run.Damage)
+	}
+	if rr.Replayed != nil {
 		side := buildSide("Replayed ledger", false, rr.Replayed, rr.Events)
-		side.Lost = rr.Replayed.Lost
 		run.Replayed = &side
 	}
 	all := collectFindings(rr.Recorded, rr.Replayed)

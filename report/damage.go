@@ -11,7 +11,7 @@ import (
 
 // damageOrder is the order a run's damage is stated in: what the reader
 // saw first, then what the producer says, then what the replay found.
-var damageOrder = []DamageCause{DamageMalformed, DamageCutOff, DamageDropped, DamageIncomplete, DamageCappedHead, DamageLedgerCount}
+var damageOrder = []DamageCause{DamageMalformed, DamageCutOff, DamageDropped, DamageIncomplete, DamageCappedHead, DamageLedgerCount, DamageLostFinding}
 
 // sortDamage puts damage in cause order, keeping the order of one cause's
 // entries; nil stays nil.
@@ -156,6 +156,8 @@ func damagePhrase(d Damage) string {
 			return "a ledger count is unusable: " + d.Detail
 		}
 		return "a ledger count is unusable"
+	case DamageLostFinding:
+		return d.Detail
 	}
 	return string(d.Cause)
 }

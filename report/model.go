@@ -84,6 +84,10 @@ const (
 	// DamageLedgerCount: a ledger count the report cannot use (negative,
 	// not an integer, beyond what the run could have met).
 	DamageLedgerCount DamageCause = "ledger-count"
+	// DamageLostFinding: the recording proves the live run filed a finding
+	// it does not hold (a result refused under enforce, and no column
+	// finding about its tool).
+	DamageLostFinding DamageCause = "lost-finding"
 )
 
 // Damage is one cause of damage to a run's evidence, located where the
@@ -303,9 +307,6 @@ type Side struct {
 	Rows []Row
 	// Sums over the rows.
 	RowFindings, Checked, NotApplicable, Unreachable int64
-	// Lost names recorded evidence the replay proves the live run filed
-	// and the recording does not hold (replayed side only).
-	Lost []string
 	// Checking counts rows with checked > 0.
 	Checking int
 	// Silent names ("kind @seam") the rows that checked nothing; NeverRan

@@ -465,9 +465,6 @@ func runNotes(run *Run) []string {
 		if run.Drift > 0 {
 			notes = append(notes, fmt.Sprintf("⚠ %s: the live run and the replay judged the same run differently.", count(run.Drift, "finding drifts", "findings drift")))
 		}
-		for _, s := range rp.Lost {
-			notes = append(notes, "⚠ Evidence missing: "+s+".")
-		}
 	}
 	return notes
 }
