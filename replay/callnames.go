@@ -28,9 +28,17 @@ import (
 type CallNames struct {
 	mu   sync.Mutex
 	runs int
+	// kept counts the names written, up to maxBookNames.
+	kept int
 	// named maps a conversation and a call id to the runs that named it.
 	named map[callKey][]namedBy
 }
+
+// maxBookNames bounds the names one book keeps, so a crafted input of
+// endless call ids cannot grow it without end. A name the book did not keep
+// leaves its call id unnamed, which makes what depends on it unreachable:
+// never a finding and never a pass.
+const maxBookNames = 1 << 20
 
 type callKey struct{ session, id string }
 
@@ -54,12 +62,20 @@ type callNamesView struct {
 // view of what came before it. Runs must enter in input order (Prepare is
 // called in that order).
 func (b *CallNames) enter(run *recording.Run, slow bool) callNamesView {
-	names := statedNames(run, slow)
+	names, order := statedNames(run, slow)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	idx := b.runs
 	b.runs++
-	for id, name := range names {
+	for _, id := range order {
+		name, ok := names[id]
+		if !ok {
+			continue
+		}
+		if b.kept >= maxBookNames {
+			break
+		}
+		b.kept++
 		k := callKey{run.SessionID, id}
 		b.named[k] = append(b.named[k], namedBy{run: idx, name: name})
 	}
@@ -89,23 +105,31 @@ func (v callNamesView) name(id string) string {
 }
 
 // statedNames are the call ids a run names, with their tool: from its
-// tool_start events and its histories. An id a run names with two tools is
-// left out.
-func statedNames(run *recording.Run, slow bool) map[string]string {
+// tool_start events (every call the run made has one) and its last history
+// (which also names calls of earlier turns it still carries). Earlier
+// histories are not read again: they are what the later ones grew from,
+// and their own calls have a tool_start. An id a run names with two tools
+// is left out. order lists the ids as they were met (from the run's end),
+// so the book keeps the same names on every read.
+func statedNames(run *recording.Run, slow bool) (names map[string]string, order []string) {
 	out := map[string]string{}
 	conflict := map[string]bool{}
 	add := func(id, name string) {
 		if id == "" || name == "" || conflict[id] {
 			return
 		}
-		if prev, ok := out[id]; ok && prev != name {
+		prev, ok := out[id]
+		switch {
+		case !ok:
+			out[id] = name
+			order = append(order, id)
+		case prev != name:
 			delete(out, id)
 			conflict[id] = true
-			return
 		}
-		out[id] = name
 	}
-	for i := range run.Events {
+	history := false
+	for i := len(run.Events) - 1; i >= 0; i-- {
 		ev := &run.Events[i]
 		switch ev.Type {
 		case recording.TypeToolStart:
@@ -114,14 +138,18 @@ func statedNames(run *recording.Run, slow bool) map[string]string {
 				add(p.ToolCallID, p.ToolName)
 			}
 		case recording.TypeIterationEnd:
+			if history {
+				continue
+			}
 			var p iterationEndPayload
-			if !decodeIterationEnd(ev.Payload, &p, slow) || len(p.History) == 0 {
+			if !decodeIterationEnd(ev.Payload, &p, slow) || len(p.History) == 0 || string(p.History) == "null" {
 				continue
 			}
 			msgs, ok := decodeHistory(p.History, false, slow)
 			if !ok {
 				continue
 			}
+			history = true
 			for _, m := range msgs {
 				for _, tc := range m.ToolCalls {
 					add(tc.ID, tc.Name)
@@ -132,7 +160,7 @@ func statedNames(run *recording.Run, slow bool) map[string]string {
 			}
 		}
 	}
-	return out
+	return out, order
 }
 
 // namesRead reports whether a replay with these declarations reads the

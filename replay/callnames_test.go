@@ -103,6 +103,17 @@ func TestCallNamesConflict(t *testing.T) {
 	if n := b.enter(run("f", "s2", "x"), false).name("call-1"); n != "other_tool" {
 		t.Errorf("other conversation: %q", n)
 	}
+	// A run without the tool_start (its head cut off) still names the
+	// calls its last history carries.
+	b = NewCallNames()
+	b.enter(&recording.Run{ID: "g", Events: []recording.Event{
+		{Type: recording.TypeIterationEnd, Payload: []byte(`{"iterIndex":1,"history":[{"role":"assistant","content":"","toolCalls":[{"id":"call-7","name":"fleet_report"}]},{"role":"tool","content":"x","toolCallId":"call-8","toolName":"backup_status"}]}`)},
+		{Type: recording.TypeIterationEnd, Payload: []byte(`{"iterIndex":2,"toolCallCount":0}`)},
+	}}, false)
+	v = b.enter(&recording.Run{ID: "h"}, false)
+	if a, c := v.name("call-7"), v.name("call-8"); a != "fleet_report" || c != "backup_status" {
+		t.Errorf("names from the last history: %q, %q", a, c)
+	}
 }
 
 // TestRefusedRowsReconcile: a column finding recorded beside a result the
