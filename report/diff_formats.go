@@ -26,6 +26,8 @@ func NewDiffRenderer(format string, o RenderOptions) (DiffRenderer, error) {
 		return DiffRendererFunc(func(w io.Writer, d *Diff) error { return RenderDiffText(w, d, o.Text) }), nil
 	case FormatJSON:
 		return DiffRendererFunc(RenderDiffJSON), nil
+	case FormatJSONL:
+		return DiffRendererFunc(RenderDiffJSONL), nil
 	case FormatSARIF:
 		return DiffRendererFunc(func(w io.Writer, d *Diff) error { return RenderDiffSARIF(w, d, o) }), nil
 	case FormatJUnit:

@@ -127,6 +127,14 @@ type jsonRegression struct {
 // RenderDiffJSON writes the diff as versioned JSON ("report": "diff"):
 // deterministic bytes, two-space indent, no HTML escaping, a final newline.
 func RenderDiffJSON(w io.Writer, d *Diff) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(jsonDiffOf(d))
+}
+
+// jsonDiffOf is the diff's JSON document.
+func jsonDiffOf(d *Diff) jsonDiff {
 	out := jsonDiff{
 		SchemaVersion: d.SchemaVersion,
 		Report:        "diff",
@@ -158,10 +166,7 @@ func RenderDiffJSON(w io.Writer, d *Diff) error {
 		}
 		out.Inputs = append(out.Inputs, ji)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return out
 }
 
 func jsonRunDiffOf(rd *RunDiff) jsonRunDiff {

@@ -129,7 +129,7 @@ func renderDiffAll(t *testing.T, d *Diff) map[string][]byte {
 	return out
 }
 
-var diffExt = map[string]string{FormatText: ".txt", FormatJSON: ".json", FormatSARIF: ".sarif.json", FormatJUnit: ".junit.xml", FormatMarkdown: ".md", FormatGitHub: ".github.txt"}
+var diffExt = map[string]string{FormatText: ".txt", FormatJSON: ".json", FormatJSONL: ".jsonl", FormatSARIF: ".sarif.json", FormatJUnit: ".junit.xml", FormatMarkdown: ".md", FormatGitHub: ".github.txt"}
 
 func TestDiff(t *testing.T) {
 	for _, dc := range diffCases() {

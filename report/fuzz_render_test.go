@@ -54,6 +54,9 @@ func fuzzOptions(kind, limit, failOn uint8, allow bool) Options {
 func checkRendered(t *testing.T, format string, out []byte) {
 	t.Helper()
 	switch {
+	case format == FormatJSONL:
+		checkJSONL(t, out)
+		return
 	case format == FormatJSON || format == FormatSARIF:
 		if !json.Valid(out) {
 			t.Fatalf("%s output is not valid JSON:\n%s", format, out)

@@ -175,17 +175,11 @@ func RenderJSON(w io.Writer, r *Report) error {
 		Inputs:        []jsonInput{},
 		Runs:          []jsonRun{},
 		Conversations: []jsonConversation{},
-		Options: jsonOptions{
-			Kind:            nullString(r.Options.Kind),
-			Limit:           r.Options.Limit,
-			FailOn:          r.Options.failOn(),
-			AllowUnmeasured: r.Options.AllowUnmeasured,
-			AllowDamaged:    r.Options.AllowDamaged,
-		},
-		Bound:    Bound,
-		Baseline: jsonBaselineOf(r.Baseline),
-		ExitCode: r.ExitCode(),
-		Evidence: jsonEvidenceOf(r),
+		Options:       jsonOptionsOf(r.Options),
+		Bound:         Bound,
+		Baseline:      jsonBaselineOf(r.Baseline),
+		ExitCode:      r.ExitCode(),
+		Evidence:      jsonEvidenceOf(r),
 	}
 	for _, in := range r.Inputs {
 		out.Inputs = append(out.Inputs, jsonInputOf(in))
@@ -200,6 +194,16 @@ func RenderJSON(w io.Writer, r *Report) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+func jsonOptionsOf(o Options) jsonOptions {
+	return jsonOptions{
+		Kind:            nullString(o.Kind),
+		Limit:           o.Limit,
+		FailOn:          o.failOn(),
+		AllowUnmeasured: o.AllowUnmeasured,
+		AllowDamaged:    o.AllowDamaged,
+	}
 }
 
 func jsonInputOf(in Input) jsonInput {

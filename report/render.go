@@ -28,12 +28,13 @@ const (
 	FormatJUnit    = "junit"
 	FormatMarkdown = "markdown"
 	FormatGitHub   = "github"
+	FormatJSONL    = "jsonl"
 )
 
 // Formats lists the output formats this build renders, in display order.
 // analyze and diff render the same ones.
 func Formats() []string {
-	return []string{FormatText, FormatJSON, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub}
+	return []string{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub}
 }
 
 // RenderOptions are what renderers need beyond the report: text styling,
@@ -95,6 +96,8 @@ func NewRenderer(format string, o RenderOptions) (Renderer, error) {
 		return RendererFunc(func(w io.Writer, r *Report) error { return RenderText(w, r, o.Text) }), nil
 	case FormatJSON:
 		return RendererFunc(RenderJSON), nil
+	case FormatJSONL:
+		return RendererFunc(RenderJSONL), nil
 	case FormatSARIF:
 		return RendererFunc(func(w io.Writer, r *Report) error { return RenderSARIF(w, r, o) }), nil
 	case FormatJUnit:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
@@ -42,8 +43,8 @@ replays the run through this build's checks, and prints the report.
 Every input line is accounted for: decoded, blank, skipped as an unknown
 event type, or reported as malformed with its line number.
 
---format picks what goes to stdout (text, json, sarif, junit, markdown,
-github); --output FORMAT=PATH, repeatable, writes more formats of the same
+--format picks what goes to stdout (text, json, jsonl, sarif, junit, markdown,
+github; jsonl streams one line per run as each input is judged); --output FORMAT=PATH, repeatable, writes more formats of the same
 report, for example --output sarif=fpcheck.sarif --output junit=junit.xml.
 --baseline FILE accepts the findings a baseline lists (see 'fpcheck baseline').
 
@@ -159,13 +160,35 @@ func analyzeRun(o *AnalyzeOptions) error {
 			mine = append(mine, e)
 		}
 	}
-	j, err := loadEntries(mine, o.Load, o.IO)
+	// JSON Lines on stdout stream: each input's lines are written as soon
+	// as it and those before it are judged, the summary when all are.
+	var stream *report.JSONLWriter
+	var streamErr error
+	var each func(report.InputResult)
+	if specs[0].Path == "-" && specs[0].Format == report.FormatJSONL {
+		stream = report.NewJSONLWriter(o.IO.Out, opts)
+		each = func(in report.InputResult) {
+			if streamErr == nil {
+				streamErr = stream.Input(in)
+			}
+		}
+	}
+	j, err := loadEntries(mine, o.Load, o.IO, each)
 	if err != nil {
 		return err
 	}
 	rep := report.Build(j.inputs, opts)
 	rep.Provenance = j.prov
 	rep.Provenance.Shard, rep.Provenance.Total = shard, len(entries)
+	if stream != nil {
+		if streamErr == nil {
+			streamErr = stream.Summary(rep)
+		}
+		if streamErr != nil {
+			return fmt.Errorf("writing the jsonl output: %w", streamErr)
+		}
+		specs = specs[1:]
+	}
 	if err := writeReport(o.IO, specs, o.Global.Color, rep); err != nil {
 		return err
 	}

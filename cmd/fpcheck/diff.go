@@ -121,7 +121,7 @@ func loadSide(arg string, load loadOptions, ios *IOStreams) (*diffSide, error) {
 	if err != nil {
 		return nil, err
 	}
-	j, err := loadEntries(entries, load, ios)
+	j, err := loadEntries(entries, load, ios, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -146,7 +146,7 @@ func mergeRun(o *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	j, err := loadEntries(entries, o.Load, o.IO)
+	j, err := loadEntries(entries, o.Load, o.IO, nil)
 	if err != nil {
 		return err
 	}

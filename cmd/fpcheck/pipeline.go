@@ -46,6 +46,9 @@ type pipeline struct {
 	spare atomic.Int64
 	// pan carries panics out of run's goroutines.
 	pan *relay.Panic
+	// finished, when not nil, is handed each input's result as soon as it
+	// is read, from the worker that read it.
+	finished func(i int, res report.InputResult)
 }
 
 func newPipeline(o loadOptions) (*pipeline, error) {
@@ -130,6 +133,9 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 					defer pan.Catch()
 					results[i] = p.one(inputs[i], ios)
 				}()
+				if p.finished != nil {
+					p.finished(i, results[i])
+				}
 				if done != nil {
 					done()
 				}

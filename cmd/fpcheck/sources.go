@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
@@ -173,7 +174,10 @@ type judged struct {
 // evidence must have been judged as the recordings are now, with the same
 // declarations and posture; otherwise the two halves of the result would
 // answer different questions.
-func loadEntries(entries []entry, load loadOptions, ios *IOStreams) (*judged, error) {
+//
+// each, when not nil, is handed every recording's result in entry order as
+// soon as it and those before it are read (saved reports are not streamed).
+func loadEntries(entries []entry, load loadOptions, ios *IOStreams, each func(report.InputResult)) (*judged, error) {
 	digest, err := declarationsDigest(load.Declarations)
 	if err != nil {
 		return nil, err
@@ -191,6 +195,18 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams) (*judged, er
 	if err != nil {
 		return nil, err
 	}
+	place := func(i int, res *report.InputResult) {
+		res.Index, res.Root = recs[i].index, recs[i].root
+		if res.Path == "" {
+			res.Path = recs[i].path
+		}
+	}
+	if each != nil {
+		p.finished = inOrder(func(i int, res report.InputResult) {
+			place(i, &res)
+			each(res)
+		})
+	}
 	var loaded []report.InputResult
 	if len(recs) > 0 {
 		paths := make([]string, len(recs))
@@ -199,10 +215,7 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams) (*judged, er
 		}
 		loaded = loadInputs(p, paths, ios)
 		for i := range loaded {
-			loaded[i].Index, loaded[i].Root = recs[i].index, recs[i].root
-			if loaded[i].Path == "" {
-				loaded[i].Path = recs[i].path
-			}
+			place(i, &loaded[i])
 		}
 	}
 	// The judgement to agree on: the recordings' when there are any or
@@ -229,6 +242,28 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams) (*judged, er
 	}
 	j.inputs = inputs
 	return j, nil
+}
+
+// inOrder turns results that arrive in any order, from any goroutine, into
+// calls of fn in index order, each as soon as every one before it arrived.
+func inOrder(fn func(i int, res report.InputResult)) func(i int, res report.InputResult) {
+	var mu sync.Mutex
+	pending := map[int]report.InputResult{}
+	next := 0
+	return func(i int, res report.InputResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		pending[i] = res
+		for {
+			r, ok := pending[next]
+			if !ok {
+				return
+			}
+			delete(pending, next)
+			fn(next, r)
+			next++
+		}
+	}
 }
 
 func judgementName(p report.Provenance) string {
