@@ -41,8 +41,10 @@ const (
 
 // How runs were matched.
 const (
-	MatchedByRunID    = "run id"
-	MatchedByPosition = "position"
+	MatchedByRunID = "run id"
+	// MatchedByScenario pairs the one run of a recording with the one run
+	// of its counterpart: the recording is the scenario.
+	MatchedByScenario = "scenario"
 	MatchedBaseOnly   = "base only"
 	MatchedHeadOnly   = "head only"
 )
@@ -280,8 +282,9 @@ func runUnmeasured(run *Run) (bool, string) {
 
 // NewDiff compares two reports built from the base and head inputs, paired
 // by pairs. Runs of a pair are matched by run id where both sides carry the
-// same id (the same recording, replayed again), then the rest by position
-// in order of first appearance; a run on one side only is listed as such.
+// same id (the same recording, replayed again), then the one run left on
+// each side, if that is all that is left, by scenario; a run on one side
+// only is listed as such, never paired by position.
 // Reports should be built without a kind filter or a limit; the diff reads
 // every finding either way.
 func NewDiff(base, head *Report, pairs []InputPair, o DiffOptions) *Diff {
@@ -316,12 +319,17 @@ func NewDiff(base, head *Report, pairs []InputPair, o DiffOptions) *Diff {
 			id.Regressions = append(id.Regressions, Regression{Kind: RegressionInputVanished,
 				Sentence: fmt.Sprintf("The head has no recording named %s: the evidence of its %s vanished.", id.Name, count(len(bRuns), "run", "runs"))})
 		}
-		for i, m := range matchRuns(bRuns, hRuns) {
+		matches := matchRuns(bRuns, hRuns)
+		headOnly := slices.ContainsFunc(matches, func(m runMatch) bool { return m.how == MatchedHeadOnly })
+		for i, m := range matches {
 			rd := diffRun(m.base, m.head, o)
 			if id.Head == nil {
 				// The vanished recording is the one regression; its
 				// runs vanishing with it is the same fact.
 				rd.Regressions = nil
+			}
+			if m.how == MatchedBaseOnly && headOnly && len(rd.Regressions) > 0 {
+				rd.Regressions[0].Sentence = fmt.Sprintf("Base run %s has no counterpart in the head: the head's unmatched runs of this recording carry other run ids, and runs are never paired by position, so its checks' evidence is not compared and counts as vanished.", runLabel(m.base))
 			}
 			rd.Position = i + 1
 			rd.MatchedBy = m.how
@@ -339,7 +347,8 @@ type runMatch struct {
 	how        string
 }
 
-// matchRuns pairs runs: by run id and occurrence first, then by position.
+// matchRuns pairs runs: by run id and occurrence first, then the one run
+// left on each side by scenario; any other run is unmatched.
 func matchRuns(base, head []*Run) []runMatch {
 	key := func(runs []*Run) []string {
 		seen := map[string]int{}
@@ -364,17 +373,23 @@ func matchRuns(base, head []*Run) []runMatch {
 			pairOf[i], how[i], usedHead[j] = j, MatchedByRunID, true
 		}
 	}
-	next := 0
+	// What run ids leave over pairs only when it is one run on each side:
+	// the scenario's. Several are never paired by position, which would
+	// compare unrelated runs without a word; they are listed unmatched.
+	var restBase, restHead []int
 	for i := range base {
-		if pairOf[i] >= 0 {
-			continue
+		if pairOf[i] < 0 {
+			restBase = append(restBase, i)
 		}
-		for next < len(head) && usedHead[next] {
-			next++
+	}
+	for j := range head {
+		if !usedHead[j] {
+			restHead = append(restHead, j)
 		}
-		if next < len(head) {
-			pairOf[i], how[i], usedHead[next] = next, MatchedByPosition, true
-		}
+	}
+	if len(restBase) == 1 && len(restHead) == 1 {
+		i, j := restBase[0], restHead[0]
+		pairOf[i], how[i], usedHead[j] = j, MatchedByScenario, true
 	}
 	var out []runMatch
 	for i, b := range base {

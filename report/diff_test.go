@@ -256,9 +256,14 @@ func TestMatchRuns(t *testing.T) {
 		}
 		desc = append(desc, name(m.base)+":"+name(m.head)+":"+m.how)
 	}
-	want := []string{"a:x:position", "b:b:run id", "c:y:position", "-:z:head only"}
+	want := []string{"a:-:base only", "b:b:run id", "c:-:base only", "-:x:head only", "-:y:head only", "-:z:head only"}
 	if diff := cmp.Diff(want, desc); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// One run left on each side is the scenario's run.
+	got = matchRuns([]*Run{a, b}, []*Run{b, x})
+	if len(got) != 2 || got[0].how != MatchedByScenario || got[0].head != x || got[1].how != MatchedByRunID {
+		t.Errorf("one run left on each side: %+v", got)
 	}
 }
 

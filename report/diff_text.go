@@ -66,7 +66,7 @@ func textDiffInput(t *textWriter, d *Diff, in *InputDiff) {
 
 func textDiffRun(t *textWriter, d *Diff, rd *RunDiff) {
 	how := rd.MatchedBy
-	if how == MatchedByRunID || how == MatchedByPosition {
+	if how == MatchedByRunID || how == MatchedByScenario {
 		how = "matched by " + how
 	}
 	t.line(2, styleBold, fmt.Sprintf("RUN %d · %s (%s)", rd.Position, runPairLabel(rd), how))

@@ -62,10 +62,11 @@ head's --declarations; a saved side must have been judged with its side's.
 
 Within a matched pair, runs are matched by run id where both sides carry the
 same id (the same recording analyzed again, for example with other
-declarations), and otherwise by position: the first run of the base with the
-first run of the head, in order of first appearance. Run ids and session ids
-are minted anew on every recording, so they cannot match two recordings of
-the same scenario.
+declarations); when one run is left on each side, the two are the scenario's
+run and pair by scenario. Runs are never paired by position: any other run is
+listed unmatched (base only: its evidence vanished; head only: its findings
+are new). Run ids and session ids are minted anew on every recording, so keep
+one scenario per file to compare re-recordings.
 
 Findings are matched by identity (kind, seam, sorted subjects, predicate;
 the epoch is left out), so the same defect found at another iteration
