@@ -109,7 +109,7 @@ func judgeColumns(v WriteView, d *Declarations, kind string) Verdict {
 	if len(fs) == 0 {
 		return Pass()
 	}
-	return Fail(stamp(fs, v.Stage)...)
+	return Fail(aboutCalls(stamp(fs, v.Stage), v.Call.ID)...)
 }
 
 // columnRefusalPrefix opens the sentence agentfootprint writes in place of a

@@ -50,7 +50,7 @@ Fences: an identifier the run did not produce (the user supplied it, or no decla
 			return Verdict{None: true}
 		}
 		out := emptyLookupOf(v)
-		out.Findings = stamp(out.Findings, v.Stage)
+		out.Findings = aboutCalls(stamp(out.Findings, v.Stage), v.Call.ID)
 		return out
 	},
 }
@@ -245,6 +245,9 @@ func emptyLookupOf(v WriteView) Verdict {
 			fmt.Sprintf("'%s' was called with %s = \"%s\", a value this run itself produced (in a result of '%s', call %s, which '%s' declares its arguments come from), and the lookup came back empty (%s): worth a look, because the run had the identifier. %s Call id %s.",
 				v.Call.Name, k.Path, clip(k.Value), ground.Tool, orUnknown(ground.CallID), v.Call.Name, reading.Shape, EmptyLookupCeiling, call))
 		f.Advisory = true
+		if ground.CallID != "" {
+			f.CallIDs = []string{ground.CallID}
+		}
 		fs = append(fs, f)
 	}
 	switch {

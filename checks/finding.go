@@ -78,6 +78,15 @@ type Finding struct {
 	// Line is the input line of the event that carried the finding, 0 when
 	// unknown or replayed.
 	Line int64
+	// Evidence are the recording positions of what the finding is about
+	// (the model call, the tool call, the result, the eviction, and for a
+	// recorded finding the event that carried it), in recording order;
+	// filled by the replay package from the run's events.
+	Evidence []Position
+	// CallIDs are the tool calls the finding is about, the judged call
+	// first (then, for example, the calls that served a reading); empty
+	// when the check judges no call or the recording names none.
+	CallIDs []string
 }
 
 // Identity is the finding's dedup key: kind, seam, the sorted subjects and

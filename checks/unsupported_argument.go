@@ -276,7 +276,7 @@ func unsupportedArguments(call ToolCall, grounds []string, frame Frame, ft *fram
 				call.Name, leaf.path, clip(value), orUnknown(call.ID), frame.Iteration, strings.Join(frame.Gaps, "; ")))
 			continue
 		}
-		fs = append(fs, argumentFinding(call, leaf, value, grounds, frame, where, epoch))
+		fs = append(fs, aboutCalls([]Finding{argumentFinding(call, leaf, value, grounds, frame, where, epoch)}, call.ID)...)
 	}
 	return fs, unjudged, judged
 }
@@ -299,6 +299,18 @@ func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string
 	verdict := "found nowhere in the frame the model chose from"
 	if where == onlyInAssistant {
 		verdict = "found only in the model's own earlier answer"
+		// Which answer: the message a reader opens to see where the model
+		// read it back from.
+		var at []string
+		needle := strings.ToLower(value)
+		for i, m := range frame.Messages {
+			if m.Role == RoleAssistant && strings.Contains(strings.ToLower(m.Content), needle) {
+				at = append(at, strconv.Itoa(i))
+			}
+		}
+		frameProvenance += fmt.Sprintf("; the value is in assistant %s %s (0-based, of %d)", plural(len(at), "message", "messages"), nameList(at), len(frame.Messages))
+	} else {
+		frameProvenance += "; no message, system prompt piece or tool result of it holds the value"
 	}
 	witnesses := []Witness{
 		asserted(subject, leaf.path, leaf.value, epoch, fmt.Sprintf("stream.tool_start %s: argument %s as the model chose it", orUnknown(call.ID), leaf.path)),

@@ -236,6 +236,7 @@ func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) 
 			fmt.Sprintf("The answer's '%s' says %s while the run verified %s(%s) = %s (%s); declining to state a verified fact is doubt, not contradiction, so it is filed as an advisory: state the verified value if the answer should carry it.",
 				c.AnswerField, rawOf(claimed), c.Field, c.Entity, rawOf(settled), ledgerProvenance(settledRow, true)))
 		f.Advisory = true
+		f = aboutCalls([]Finding{f}, settledRow.ToolCallID)[0]
 		// An advisory never counts as a failed encounter.
 		return Verdict{Disposition: CheckedPass, Findings: []Finding{f}}
 	}
@@ -272,7 +273,11 @@ func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) 
 		msg = fmt.Sprintf("The answer's '%s' claims %s, which is an earlier reading (%s) that the run's settled fact %s(%s) = %s (%s) superseded; report the latest reading, or fetch the fact again if it has changed.",
 			c.AnswerField, rawOf(claimed), superseded, c.Field, c.Entity, rawOf(settled), ledgerProvenance(settledRow, true))
 	}
-	return Fail(finding(KindUnsupportedClaim, SeamClaim, []Subject{subject}, c.Field, witnesses, epoch, msg))
+	ids := []string{settledRow.ToolCallID}
+	for _, r := range matching[:len(matching)-1] {
+		ids = append(ids, r.ToolCallID)
+	}
+	return Fail(aboutCalls([]Finding{finding(KindUnsupportedClaim, SeamClaim, []Subject{subject}, c.Field, witnesses, epoch, msg)}, ids...)...)
 }
 
 // readingsOf returns the readings of one declared claim's fact, in the order

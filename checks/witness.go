@@ -3,6 +3,7 @@ package checks
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -84,6 +85,24 @@ func plural(n int, one, many string) string {
 func stamp(fs []Finding, stage string) []Finding {
 	for i := range fs {
 		fs[i].FiledAt = stage
+	}
+	return fs
+}
+
+// aboutCalls names the tool calls findings are about, when the recording
+// names them.
+func aboutCalls(fs []Finding, ids ...string) []Finding {
+	var named []string
+	for _, id := range ids {
+		if id != "" && !slices.Contains(named, id) {
+			named = append(named, id)
+		}
+	}
+	if len(named) == 0 {
+		return fs
+	}
+	for i := range fs {
+		fs[i].CallIDs = append(slices.Clip(named), fs[i].CallIDs...)
 	}
 	return fs
 }

@@ -116,6 +116,7 @@ func (p *Prepared) Run() (*Evidence, error) {
 	}
 	e.finish()
 	findings := e.ledger.Findings()
+	Locate(p.run.Events, findings)
 	ev := &Evidence{
 		Findings: findings,
 		Disposition: &Disposition{

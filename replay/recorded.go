@@ -30,6 +30,7 @@ func Recorded(events []recording.Event) *Evidence {
 			ev.Disposition = recordedDisposition(e.Payload)
 		}
 	}
+	Locate(events, ev.Findings)
 	return ev
 }
 
@@ -48,6 +49,7 @@ func recordedFinding(e *recording.Event) checks.Finding {
 		Epoch:     recInteger(p["epoch"]),
 		FiledAt:   e.Meta.RuntimeStageID,
 		Line:      e.Line,
+		Evidence:  []checks.Position{positionOf(e, checks.EvidenceFinding)},
 	}
 	f.Iteration = recInteger(p["iteration"])
 	if f.Iteration == nil && e.Meta.IterIndex != nil {

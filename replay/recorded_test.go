@@ -92,6 +92,12 @@ func TestRecordedFindings(t *testing.T) {
 			if len(ev.Findings) != 1 {
 				t.Fatalf("got %d findings, want 1", len(ev.Findings))
 			}
+			// The event that carried the finding is its first evidence.
+			at := []checks.Position{{What: checks.EvidenceFinding, Event: recording.TypeContextError, Line: tt.event.Line, Index: tt.event.Index}}
+			if diff := cmp.Diff(at, ev.Findings[0].Evidence); diff != "" {
+				t.Errorf("evidence positions (-want +got):\n%s", diff)
+			}
+			ev.Findings[0].Evidence = nil
 			if diff := cmp.Diff(tt.want, ev.Findings[0]); diff != "" {
 				t.Errorf("finding mismatch (-want +got):\n%s", diff)
 			}

@@ -90,19 +90,31 @@ func buildInput(in InputResult) Input {
 	return input
 }
 
+// eventsPointer is where a document format keeps its events.
+func eventsPointer(format string) string {
+	switch recording.Format(format) {
+	case recording.FormatEnvelope:
+		return "/recording/events"
+	case recording.FormatRecording, recording.FormatArtifact:
+		return "/events"
+	}
+	return ""
+}
+
 // buildRun judges one run.
 func buildRun(rr RunResult, input Input, opts Options) Run {
 	run := Run{
-		Input:       rr.Input,
-		RunID:       rr.RunID,
-		SessionID:   rr.SessionID,
-		Events:      rr.Events,
-		HeadMissing: rr.HeadMissing,
-		FirstLine:   rr.FirstLine,
-		LineNumbers: input.Format == string(recording.FormatNDJSON),
-		CheckerDead: rr.CheckerDead,
-		Validation:  runValidation(rr),
-		Damage:      sortDamage(rr.Damage),
+		Input:         rr.Input,
+		RunID:         rr.RunID,
+		SessionID:     rr.SessionID,
+		Events:        rr.Events,
+		HeadMissing:   rr.HeadMissing,
+		FirstLine:     rr.FirstLine,
+		LineNumbers:   input.Format == string(recording.FormatNDJSON),
+		EventsPointer: eventsPointer(input.Format),
+		CheckerDead:   rr.CheckerDead,
+		Validation:    runValidation(rr),
+		Damage:        sortDamage(rr.Damage),
 	}
 	run.Recorded = buildSide("Ledger", true, rr.Recorded, rr.Events)
 	if rr.Replayed != nil {
@@ -319,7 +331,14 @@ func collectFindings(recorded, replayed *replay.Evidence) []Finding {
 	var out, synthetic []Finding
 	byID := map[string]replay.Match{}
 	var replayedOnly []replay.Match
+	filedByReplay := map[string]*checks.Finding{}
 	if replayed != nil {
+		for i := range replayed.Findings {
+			f := &replayed.Findings[i]
+			if _, ok := filedByReplay[f.Identity()]; !ok {
+				filedByReplay[f.Identity()] = f
+			}
+		}
 		for _, m := range replay.Reconcile(recorded, replayed) {
 			if m.Source == replay.SourceReplayed {
 				replayedOnly = append(replayedOnly, m)
@@ -337,6 +356,9 @@ func collectFindings(recorded, replayed *replay.Evidence) []Finding {
 			}
 			if m, ok := byID[lf.Identity]; ok {
 				lf.Source, lf.Why, lf.Drift = m.Source, m.Why, m.Drift
+				if m.Source == replay.SourceBoth {
+					lf.Replay = filedByReplay[lf.Identity]
+				}
 			}
 			out = append(out, lf)
 		}

@@ -154,6 +154,89 @@ type jsonFinding struct {
 	WitnessesRecorded bool          `json:"witnessesRecorded"`
 	StampedWitnesses  int           `json:"stampedWitnesses"`
 	Baseline          *jsonMark     `json:"baseline,omitempty"`
+	// Proof is every witness in full and every recording position of the
+	// finding's evidence.
+	Proof jsonProof `json:"proof"`
+	// Explain is the command that shows the finding whole.
+	Explain string `json:"explain"`
+}
+
+type jsonProof struct {
+	Witnesses []jsonWitness  `json:"witnesses"`
+	Positions []jsonPosition `json:"positions"`
+}
+
+type jsonWitness struct {
+	Channel        string          `json:"channel"`
+	Subject        jsonSubject     `json:"subject"`
+	Predicate      string          `json:"predicate"`
+	Value          json.RawMessage `json:"value"`
+	Epoch          *int64          `json:"epoch"`
+	Stratum        string          `json:"stratum"`
+	Provenance     string          `json:"provenance"`
+	RuntimeStageID *string         `json:"runtimeStageId"`
+	Synthetic      bool            `json:"synthetic"`
+}
+
+type jsonPosition struct {
+	What       string  `json:"what"`
+	Event      string  `json:"event"`
+	Path       string  `json:"path"`
+	Line       *int64  `json:"line"`
+	Pointer    *string `json:"pointer"`
+	Index      int64   `json:"index"`
+	Rotated    bool    `json:"rotated"`
+	ToolCallID *string `json:"toolCallId"`
+	Iteration  *int64  `json:"iteration"`
+}
+
+// jsonProofOf is a finding's witnesses and positions. A witness value
+// that is not valid JSON (a foreign producer's) is carried as a string of
+// its bytes, so the report stays parseable and nothing is hidden.
+func jsonProofOf(run Run, f Finding) jsonProof {
+	out := jsonProof{Witnesses: []jsonWitness{}, Positions: []jsonPosition{}}
+	for _, w := range f.Witnessed() {
+		v := w.Value
+		switch {
+		case len(v) == 0:
+			v = json.RawMessage("null")
+		case !json.Valid(v):
+			b, _ := json.Marshal(string(v))
+			v = b
+		}
+		out.Witnesses = append(out.Witnesses, jsonWitness{
+			Channel:        w.Channel,
+			Subject:        jsonSubject{Kind: w.Subject.Kind, ID: w.Subject.ID},
+			Predicate:      w.Predicate,
+			Value:          v,
+			Epoch:          w.Epoch,
+			Stratum:        w.Stratum,
+			Provenance:     w.Provenance,
+			RuntimeStageID: nullString(w.RuntimeStageID),
+			Synthetic:      w.Synthetic,
+		})
+	}
+	for _, p := range f.Positions() {
+		jp := jsonPosition{
+			What:       p.What,
+			Event:      p.Event,
+			Path:       PositionPath(run.Input, p),
+			Index:      p.Index,
+			Rotated:    p.Rotated,
+			ToolCallID: nullString(p.ToolCallID),
+			Iteration:  p.Iteration,
+		}
+		if p.Line > 0 {
+			line := p.Line
+			jp.Line = &line
+		}
+		if run.EventsPointer != "" || p.Line == 0 {
+			ptr := run.Pointer(p)
+			jp.Pointer = &ptr
+		}
+		out.Positions = append(out.Positions, jp)
+	}
+	return out
 }
 
 type jsonSubject struct {
@@ -185,7 +268,7 @@ func RenderJSON(w io.Writer, r *Report) error {
 		out.Inputs = append(out.Inputs, jsonInputOf(in))
 	}
 	for _, run := range r.Runs {
-		out.Runs = append(out.Runs, jsonRunOf(run))
+		out.Runs = append(out.Runs, jsonRunOf(r, run))
 	}
 	for _, c := range r.Conversations {
 		out.Conversations = append(out.Conversations, jsonConversation{SessionID: c.SessionID, Runs: nonNil(c.RunIDs)})
@@ -241,7 +324,7 @@ func lostRunsJSON(ls []recording.Loss) []recording.Loss {
 	return out
 }
 
-func jsonRunOf(run Run) jsonRun {
+func jsonRunOf(r *Report, run Run) jsonRun {
 	jr := jsonRun{
 		Input:       run.Input,
 		RunID:       run.RunID,
@@ -280,8 +363,10 @@ func jsonRunOf(run Run) jsonRun {
 		drift := run.Drift
 		jr.Drift = &drift
 	}
-	for _, f := range run.Findings {
+	for i, f := range run.Findings {
 		jf := jsonFinding{
+			Proof:             jsonProofOf(run, f),
+			Explain:           r.ExplainCommand(&run, i),
 			Kind:              f.Kind,
 			Seam:              f.Seam,
 			Subjects:          []jsonSubject{},

@@ -65,7 +65,7 @@ func (j *JSONLWriter) Input(in InputResult) error {
 	j.buf.Reset()
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		if err := j.enc.Encode(jsonlRun{Type: "run", Index: in.Index, ExitCode: r.Options.runCode(run), jsonRun: jsonRunOf(*run)}); err != nil {
+		if err := j.enc.Encode(jsonlRun{Type: "run", Index: in.Index, ExitCode: r.Options.runCode(run), jsonRun: jsonRunOf(r, *run)}); err != nil {
 			return err
 		}
 	}

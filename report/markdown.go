@@ -176,8 +176,9 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 		}
 		if len(run.Findings) > 0 {
 			m.line("")
-			for _, f := range run.Findings {
+			for i, f := range run.Findings {
 				m.line("- " + mdFinding(r, f))
+				mdEvidence(m, r, run, i)
 			}
 			if run.Omitted > 0 {
 				m.line(fmt.Sprintf("- … %s not listed (limit %d)", count(run.Omitted, "more finding", "more findings"), r.Options.Limit))
@@ -212,6 +213,29 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 	m.line("")
 	m.line("> " + MarkdownEscape(Bound))
 	return m.err
+}
+
+// mdEvidence lists under a finding its witnesses, its recording positions
+// and the command that explains it.
+func mdEvidence(m *mdWriter, r *Report, run *Run, i int) {
+	f := run.Findings[i]
+	for _, w := range f.Witnessed() {
+		m.line("  - witness: " + MarkdownEscape(WitnessText(w)))
+	}
+	m.line("  - " + MarkdownEscape(PositionsLine(run, f)))
+	m.line("  - explain: " + mdCode(Sanitize(r.ExplainCommand(run, i))))
+}
+
+// mdCode is a code span that holds s whatever backticks it carries.
+func mdCode(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 // mdFinding words one listed finding as a list item.

@@ -223,6 +223,11 @@ type Run struct {
 	// LineNumbers is true when FirstLine is an input line (NDJSON); false
 	// when it is an event position.
 	LineNumbers bool
+	// EventsPointer is the JSON pointer of the events array in a recording
+	// document ("/events", or "/recording/events" in an envelope); empty
+	// for a stream, whose events have lines. In an artifact it points into
+	// the recording document held as text in payload.value.
+	EventsPointer string
 	// Turn and Turns place the run in its conversation (1-based); both 0
 	// when the run names no session.
 	Turn, Turns int
@@ -350,6 +355,11 @@ type Finding struct {
 	// Baseline is what the baseline says of the finding; nil when no
 	// baseline entry names it.
 	Baseline *BaselineMark
+	// Replay is the replay's own filing of the same identity when both
+	// sides filed it (Source both): its witnesses and positions are shown
+	// beside the recorded ones. Nil otherwise (for a replayed-only finding
+	// the embedded Finding is the replay's).
+	Replay *checks.Finding
 }
 
 // Conversation is the runs that share a session id: the turns of one

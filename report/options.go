@@ -62,6 +62,10 @@ type Options struct {
 	// finding is listed, marked, and neither counted nor gated; an expired
 	// entry accepts nothing.
 	Baseline *Baseline
+	// ExplainFlags are the flags the report was made with that change what
+	// a replay judges (--declarations, --posture, in order), so that the
+	// explain command printed for each finding replays what was reported.
+	ExplainFlags []string
 	// Today is the UTC date (YYYY-MM-DD) baseline expiry is judged
 	// against. The CLI sets it; empty judges no entry expired.
 	Today string

@@ -96,6 +96,7 @@ type sarifResult struct {
 	Level               string             `json:"level"`
 	Message             sarifText          `json:"message"`
 	Locations           []sarifLocation    `json:"locations,omitempty"`
+	RelatedLocations    []sarifRelated     `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string  `json:"partialFingerprints"`
 	BaselineState       string             `json:"baselineState,omitempty"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
@@ -110,6 +111,14 @@ type sarifSuppression struct {
 
 type sarifLocation struct {
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+// sarifRelated is one piece of a finding's evidence: the model call, the
+// tool call, the result, the eviction.
+type sarifRelated struct {
+	ID               int           `json:"id"`
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          sarifText     `json:"message"`
 }
 
 type sarifPhysical struct {
@@ -226,6 +235,33 @@ func (b *sarifBuilder) location(path string, line int64) []sarifLocation {
 	return []sarifLocation{loc}
 }
 
+// anchorLocation is where a result is reported: the finding's anchor (the
+// event that carried it, or the tool call it judged), with its line when
+// the input has lines; replayed findings get a region too.
+func (b *sarifBuilder) anchorLocation(run *Run, f Finding) []sarifLocation {
+	p, ok := f.Anchor()
+	if !ok {
+		return b.location(run.Input, f.Line)
+	}
+	return b.location(PositionPath(run.Input, p), p.Line)
+}
+
+// relatedLocations are every position of the finding's evidence; in a
+// recording document, whose events have no lines, the message carries the
+// JSON pointer.
+func (b *sarifBuilder) relatedLocations(run *Run, f Finding) []sarifRelated {
+	var out []sarifRelated
+	for _, p := range f.Positions() {
+		locs := b.location(PositionPath(run.Input, p), p.Line)
+		if len(locs) == 0 {
+			continue
+		}
+		msg := PositionText(run, p) + ": " + p.Event
+		out = append(out, sarifRelated{ID: len(out), PhysicalLocation: locs[0].PhysicalLocation, Message: sarifText{Text: msg}})
+	}
+	return out
+}
+
 // findingResult is one SARIF result for a finding of a run.
 func (b *sarifBuilder) findingResult(run *Run, f Finding) sarifResult {
 	id, idx := b.findingRule(f)
@@ -258,7 +294,8 @@ func (b *sarifBuilder) findingResult(run *Run, f Finding) sarifResult {
 		RuleIndex:           idx,
 		Level:               level,
 		Message:             sarifText{Text: msg},
-		Locations:           b.location(run.Input, f.Line),
+		Locations:           b.anchorLocation(run, f),
+		RelatedLocations:    b.relatedLocations(run, f),
 		PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(f.Identity)},
 		Properties:          props,
 	}

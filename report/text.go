@@ -220,8 +220,8 @@ func textRun(t *textWriter, r *Report, run *Run) {
 
 	if len(run.Findings) > 0 {
 		t.blank()
-		for i, f := range run.Findings {
-			textFinding(t, i+1, f, run.Replayed != nil)
+		for i := range run.Findings {
+			textFinding(t, r, run, i)
 		}
 		if run.Omitted > 0 {
 			t.line(2, styleDim, fmt.Sprintf("…%s not listed (limit %d): raise the limit or filter by kind.",
@@ -251,7 +251,8 @@ func textRun(t *textWriter, r *Report, run *Run) {
 	t.line(2, styleDim, Bound)
 }
 
-func textFinding(t *textWriter, pos int, f Finding, replayed bool) {
+func textFinding(t *textWriter, r *Report, run *Run, i int) {
+	f, pos, replayed := run.Findings[i], i+1, run.Replayed != nil
 	kind, seam := f.Kind, f.Seam
 	if kind == "" {
 		kind = "⚠ (kind not recorded)"
@@ -315,6 +316,10 @@ func textFinding(t *textWriter, pos int, f Finding, replayed bool) {
 	}
 	t.line(6, styleDim, filed)
 	t.line(6, styleDim, witnessLine(f))
+	for _, w := range f.Witnessed() {
+		t.hang(8, 10, styleDim, WitnessText(w))
+	}
+	t.hang(6, 8, styleDim, PositionsLine(run, f))
 	if replayed {
 		src := "source: recorded and replayed"
 		switch f.Source {
@@ -328,6 +333,7 @@ func textFinding(t *textWriter, pos int, f Finding, replayed bool) {
 		}
 		t.line(6, styleDim, src)
 	}
+	t.hang(6, 8, styleDim, "explain: "+r.ExplainCommand(run, i))
 }
 
 // witnessLine says how much proof travelled with a finding and whether any

@@ -131,7 +131,21 @@ func (o *AnalyzeOptions) reportOptions() report.Options {
 		AllowDamaged:    o.AllowDamaged,
 		FilableKinds:    checks.FilableKinds(),
 		KnownKinds:      checks.KnownKinds(),
+		ExplainFlags:    o.Load.explainFlags(),
 	}
+}
+
+// explainFlags are the load flags that change what a replay judges, as
+// explain takes them.
+func (o loadOptions) explainFlags() []string {
+	var out []string
+	if o.Declarations != "" {
+		out = append(out, "--declarations", o.Declarations)
+	}
+	if o.Posture != "" {
+		out = append(out, "--posture", o.Posture)
+	}
+	return out
 }
 
 func analyzeRun(o *AnalyzeOptions) error {

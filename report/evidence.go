@@ -1,0 +1,279 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/replay"
+)
+
+// Channels a witness is shown under: the live run's filing, or the
+// replay's. A finding both sides filed shows both, neither preferred.
+const (
+	ChannelRecorded = "recorded"
+	ChannelReplayed = "replayed"
+)
+
+// EvidenceWitness is one witness of a finding with the channel that
+// carried it.
+type EvidenceWitness struct {
+	Channel string
+	checks.Witness
+}
+
+// Witnessed lists every witness of the finding, the recorded filing's
+// first, then the replay's own when both sides filed it.
+func (f Finding) Witnessed() []EvidenceWitness {
+	first := ChannelRecorded
+	if f.Source == replay.SourceReplayed {
+		first = ChannelReplayed
+	}
+	out := make([]EvidenceWitness, 0, len(f.Witnesses))
+	for _, w := range f.Witnesses {
+		out = append(out, EvidenceWitness{Channel: first, Witness: w})
+	}
+	if f.Replay != nil {
+		for _, w := range f.Replay.Witnesses {
+			out = append(out, EvidenceWitness{Channel: ChannelReplayed, Witness: w})
+		}
+	}
+	return out
+}
+
+// Positions are the recording positions of the finding's evidence, both
+// channels' together, in recording order, each once.
+func (f Finding) Positions() []checks.Position {
+	out := append([]checks.Position(nil), f.Evidence...)
+	if f.Replay != nil {
+		for _, p := range f.Replay.Evidence {
+			dup := false
+			for _, q := range out {
+				if q.Index == p.Index && q.Rotated == p.Rotated && q.What == p.What {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				out = append(out, p)
+			}
+		}
+	}
+	sortPositionsStable(out)
+	return out
+}
+
+func sortPositionsStable(ps []checks.Position) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && positionLess(ps[j], ps[j-1]); j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+func positionLess(a, b checks.Position) bool {
+	if a.Rotated != b.Rotated {
+		return a.Rotated
+	}
+	return a.Index < b.Index
+}
+
+// Anchor is the one position a finding is reported at (a SARIF region, the
+// line of --format short): the event that carried a recorded finding, else
+// the tool call it judged, else the first of its evidence. ok is false when
+// the finding has no position at all.
+func (f Finding) Anchor() (checks.Position, bool) {
+	ps := f.Positions()
+	for _, want := range []string{checks.EvidenceFinding, checks.EvidenceToolCall, checks.EvidenceAnswer, checks.EvidenceModelCall} {
+		for _, p := range ps {
+			if p.What == want {
+				return p, true
+			}
+		}
+	}
+	if len(ps) > 0 {
+		return ps[0], true
+	}
+	return checks.Position{}, false
+}
+
+// PositionPath is the file a position is in: the input, or its rotated
+// sibling.
+func PositionPath(input string, p checks.Position) string {
+	if p.Rotated {
+		return input + ".1"
+	}
+	return input
+}
+
+// maxShown bounds how many characters of a value the human formats show.
+const maxShown = 160
+
+// Shorten cuts a value for display to at most max characters, stating the
+// length it had: a witness can carry a whole tool result.
+func Shorten(s string, max int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s
+	}
+	r := []rune(s)
+	keep := max - 1
+	if keep < 1 {
+		keep = 1
+	}
+	return string(r[:keep]) + fmt.Sprintf("… (%s characters)", groupDigits(n))
+}
+
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// WitnessValue is a witness value as the human formats show it: a string
+// as itself in quotes, anything else as its JSON, shortened either way.
+func WitnessValue(v json.RawMessage) string {
+	if len(v) == 0 {
+		return "(no value)"
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return strconv.Quote(Shorten(s, maxShown))
+	}
+	return Shorten(string(v), maxShown)
+}
+
+// WitnessText is one witness in one line: subject, predicate, value, and
+// where it came from.
+func WitnessText(w EvidenceWitness) string {
+	var b strings.Builder
+	b.WriteString(w.Channel)
+	b.WriteString(" · ")
+	b.WriteString(w.Subject.Kind)
+	if w.Subject.ID != "" {
+		b.WriteString(":" + w.Subject.ID)
+	}
+	if w.Predicate != "" {
+		b.WriteString(" " + w.Predicate)
+	}
+	b.WriteString(" = " + WitnessValue(w.Value))
+	var tags []string
+	if w.Stratum != "" {
+		tags = append(tags, w.Stratum)
+	}
+	if w.Epoch != nil {
+		tags = append(tags, "epoch "+strconv.FormatInt(*w.Epoch, 10))
+	}
+	if w.RuntimeStageID != "" {
+		tags = append(tags, "step "+w.RuntimeStageID)
+	}
+	if w.Synthetic {
+		tags = append(tags, "synthetic")
+	}
+	if len(tags) > 0 {
+		b.WriteString(" (" + strings.Join(tags, ", ") + ")")
+	}
+	if w.Provenance != "" {
+		b.WriteString(" — " + Shorten(w.Provenance, maxShown))
+	}
+	return b.String()
+}
+
+// Pointer is a position as a JSON pointer into the run's recording
+// document.
+func (run *Run) Pointer(p checks.Position) string {
+	base := run.EventsPointer
+	if base == "" {
+		base = "/events"
+	}
+	return base + "/" + strconv.FormatInt(p.Index, 10)
+}
+
+// Ref is a position as a reader looks for it: "line N" in a stream (of
+// the rotated file, when it is there), the JSON pointer in a document.
+func (run *Run) Ref(p checks.Position) string {
+	if run.EventsPointer != "" || p.Line == 0 {
+		return run.Pointer(p)
+	}
+	return p.Ref()
+}
+
+// PositionText names one position: what it is, where, and the call.
+func PositionText(run *Run, p checks.Position) string {
+	s := p.What + " " + run.Ref(p)
+	var tags []string
+	if p.ToolCallID != "" {
+		tags = append(tags, "call "+p.ToolCallID)
+	}
+	if p.Iteration != nil {
+		tags = append(tags, "iteration "+strconv.FormatInt(*p.Iteration, 10))
+	}
+	if len(tags) > 0 {
+		s += " (" + strings.Join(tags, ", ") + ")"
+	}
+	return s
+}
+
+// PositionsLine is every position of a finding in one line.
+func PositionsLine(run *Run, f Finding) string {
+	ps := f.Positions()
+	if len(ps) == 0 {
+		return "evidence: no recording position could be pinned down"
+	}
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.What + " " + run.Ref(p)
+		if p.ToolCallID != "" && (p.What == checks.EvidenceToolCall || p.What == checks.EvidenceResult || p.What == checks.EvidenceEviction) {
+			parts[i] += " (" + p.ToolCallID + ")"
+		}
+	}
+	return "evidence: " + strings.Join(parts, " · ")
+}
+
+// FindingRef is how explain names a finding of a run: its number in the
+// run's listing when the listing is the whole one, otherwise the first 12
+// hex digits of its SARIF fingerprint, which no filter changes.
+func (r *Report) FindingRef(run *Run, i int) string {
+	if r.Options.Kind == "" && i >= 0 && i < len(run.Findings) {
+		return strconv.Itoa(i + 1)
+	}
+	return Fingerprint(run.Findings[i].Identity)[:12]
+}
+
+// ExplainCommand is the command that shows finding i of a run whole, with
+// the flags the report was made with that change what a replay judges.
+func (r *Report) ExplainCommand(run *Run, i int) string {
+	args := []string{"fpcheck", "explain"}
+	for _, a := range r.Options.ExplainFlags {
+		args = append(args, ShellQuote(a))
+	}
+	args = append(args, ShellQuote(run.Input))
+	if run.RunID != "" {
+		args = append(args, "--run", ShellQuote(run.RunID))
+	}
+	args = append(args, r.FindingRef(run, i))
+	return strings.Join(args, " ")
+}
+
+// ShellQuote quotes an argument for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	plain := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./:@%+=,-", c)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
