@@ -40,7 +40,9 @@ func TestFramesOfTheDemo(t *testing.T) {
 		ok   func([]CallFrame) bool
 	}{
 		{"two model calls, in order", func(fs []CallFrame) bool { return len(fs) == 2 && fs[0].Iteration == 1 && fs[1].Iteration == 2 }},
-		{"the first frame is complete", func(fs []CallFrame) bool { return fs[0].Frame.Complete() && fs[0].Frame.Source == checks.FrameFromInjected }},
+		{"the first frame is complete", func(fs []CallFrame) bool {
+			return fs[0].Frame.Complete() && fs[0].Frame.Source == checks.FrameFromInjected
+		}},
 		{"the assistant's earlier answer is message 1", func(fs []CallFrame) bool {
 			m := fs[0].Frame.Messages
 			return len(m) == 3 && m[1].Role == checks.RoleAssistant && strings.Contains(m[1].Content, "bkp-4417-ganymede-tier2")

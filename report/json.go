@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
 )
 
@@ -217,26 +218,30 @@ func jsonProofOf(run Run, f Finding) jsonProof {
 		})
 	}
 	for _, p := range f.Positions() {
-		jp := jsonPosition{
-			What:       p.What,
-			Event:      p.Event,
-			Path:       PositionPath(run.Input, p),
-			Index:      p.Index,
-			Rotated:    p.Rotated,
-			ToolCallID: nullString(p.ToolCallID),
-			Iteration:  p.Iteration,
-		}
-		if p.Line > 0 {
-			line := p.Line
-			jp.Line = &line
-		}
-		if run.EventsPointer != "" || p.Line == 0 {
-			ptr := run.Pointer(p)
-			jp.Pointer = &ptr
-		}
-		out.Positions = append(out.Positions, jp)
+		out.Positions = append(out.Positions, jsonPositionOf(&run, p))
 	}
 	return out
+}
+
+func jsonPositionOf(run *Run, p checks.Position) jsonPosition {
+	jp := jsonPosition{
+		What:       p.What,
+		Event:      p.Event,
+		Path:       PositionPath(run.Input, p),
+		Index:      p.Index,
+		Rotated:    p.Rotated,
+		ToolCallID: nullString(p.ToolCallID),
+		Iteration:  p.Iteration,
+	}
+	if p.Line > 0 {
+		line := p.Line
+		jp.Line = &line
+	}
+	if run.EventsPointer != "" || p.Line == 0 {
+		ptr := run.Pointer(p)
+		jp.Pointer = &ptr
+	}
+	return jp
 }
 
 type jsonSubject struct {

@@ -32,6 +32,8 @@ const (
 	styleGreen
 	styleDefects
 	styleUnmeasured
+	// styleMatch marks a value a finding names where it appears.
+	styleMatch
 )
 
 // textWriter writes sanitized, optionally wrapped and styled lines and keeps
@@ -57,6 +59,7 @@ func newTextWriter(w io.Writer, o TextOptions) *textWriter {
 			styleGreen:      r.NewStyle().Bold(true).Foreground(lipgloss.Color("2")),
 			styleDefects:    r.NewStyle().Bold(true).Foreground(lipgloss.Color("1")),
 			styleUnmeasured: r.NewStyle().Bold(true).Foreground(lipgloss.Color("3")),
+			styleMatch:      r.NewStyle().Reverse(true).Bold(true),
 		}
 	}
 	return t
@@ -85,6 +88,16 @@ func (t *textWriter) hang(indent, hang int, st style, text string) {
 		}
 		t.write(strings.Repeat(" ", pad) + seg)
 	}
+}
+
+// command writes a command on one line, never wrapped, so it can be
+// copied whole; sanitized like every line.
+func (t *textWriter) command(indent int, prefix, cmd string) {
+	s := strings.Repeat(" ", indent) + Sanitize(prefix+cmd)
+	if st, ok := t.styles[styleDim]; ok {
+		s = strings.Repeat(" ", indent) + st.Render(Sanitize(prefix+cmd))
+	}
+	t.write(s)
 }
 
 func (t *textWriter) write(s string) {
@@ -333,7 +346,7 @@ func textFinding(t *textWriter, r *Report, run *Run, i int) {
 		}
 		t.line(6, styleDim, src)
 	}
-	t.hang(6, 8, styleDim, "explain: "+r.ExplainCommand(run, i))
+	t.command(6, "explain: ", r.ExplainCommand(run, i))
 }
 
 // witnessLine says how much proof travelled with a finding and whether any

@@ -84,7 +84,7 @@ type evidenceReport struct {
 func TestEvidencePositionsReadBack(t *testing.T) {
 	findings, positions := 0, 0
 	for _, in := range evidenceInputs(t) {
-		args := []string{"analyze", "--format", "json", "--allow-unmeasured"}
+		args := []string{"analyze", "--format", "json"}
 		if in.decl != "" {
 			args = append(args, "--declarations", in.decl)
 		}
@@ -99,6 +99,7 @@ func TestEvidencePositionsReadBack(t *testing.T) {
 			t.Fatalf("%s: the JSON report does not parse: %v", in.path, err)
 		}
 		files := map[string]*eventFile{}
+		explained := map[string]bool{}
 		for _, run := range rep.Runs {
 			for _, f := range run.Findings {
 				findings++
@@ -111,6 +112,10 @@ func TestEvidencePositionsReadBack(t *testing.T) {
 				}
 				if !strings.HasPrefix(f.Explain, "fpcheck explain ") {
 					t.Errorf("%s: explain command %q", name, f.Explain)
+				}
+				if key := run.RunID + "\x00" + f.Identity; !explained[key] {
+					explained[key] = true
+					assertExplains(t, name, in, run.RunID, f.Identity, code)
 				}
 				for _, p := range f.Proof.Positions {
 					positions++
@@ -161,6 +166,37 @@ func TestEvidencePositionsReadBack(t *testing.T) {
 		t.Fatalf("read back %d positions of %d findings: nothing was exercised", positions, findings)
 	}
 	t.Logf("read back %d positions of %d findings", positions, findings)
+}
+
+// assertExplains runs explain on one finding, by identity, in both
+// formats: it must show the finding and exit as analyze did.
+func assertExplains(t *testing.T, name string, in evidenceInput, runID, identity string, code int) {
+	t.Helper()
+	for _, format := range []string{"text", "json"} {
+		args := []string{"explain", "--format", format, "--run", runID}
+		if in.decl != "" {
+			args = append(args, "--declarations", in.decl)
+		}
+		args = append(args, in.path, identity)
+		var out, errOut bytes.Buffer
+		got := Main(args, &IOStreams{Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" }})
+		if got != code {
+			t.Errorf("%s: explain --format %s exits %d, analyze %d: %s", name, format, got, code, errOut.String())
+			continue
+		}
+		if format == "json" {
+			var x struct {
+				Finding struct {
+					Identity string `json:"identity"`
+				} `json:"finding"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &x); err != nil || x.Finding.Identity != identity {
+				t.Errorf("%s: explain --format json: %v, identity %q", name, err, x.Finding.Identity)
+			}
+		} else if !strings.Contains(out.String(), "WITNESSES") {
+			t.Errorf("%s: explain shows no witnesses:\n%s", name, out.String())
+		}
+	}
 }
 
 func positionName(line *int64, pointer *string) string {

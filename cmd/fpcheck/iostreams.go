@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/mattn/go-isatty"
 )
 
@@ -19,6 +20,16 @@ type IOStreams struct {
 	ErrTTY bool
 	// Getenv reads the environment (NO_COLOR, CLICOLOR_FORCE).
 	Getenv func(string) string
+	// Width reports the terminal's width in columns when stdout is one;
+	// nil or 0 when unknown.
+	Width func() int
+}
+
+func (s *IOStreams) width() int {
+	if s.Width == nil {
+		return 0
+	}
+	return s.Width()
 }
 
 // System returns the process's own streams.
@@ -30,6 +41,13 @@ func System() *IOStreams {
 		OutTTY: isTerminal(os.Stdout),
 		ErrTTY: isTerminal(os.Stderr),
 		Getenv: os.Getenv,
+		Width: func() int {
+			w, _, err := term.GetSize(os.Stdout.Fd())
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
 }
 

@@ -58,6 +58,7 @@ never that no context error exists.
 		NewCmdAnalyze(ios, g, nil),
 		NewCmdDiff(ios, g, nil),
 		NewCmdMerge(ios, g, nil),
+		NewCmdExplain(ios, g, nil),
 		NewCmdBaseline(ios, nil),
 		NewCmdChecks(ios, nil),
 		NewCmdVersion(ios),

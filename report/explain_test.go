@@ -1,0 +1,108 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fpcheck/fpcheck/checks"
+)
+
+func TestMatches(t *testing.T) {
+	tests := []struct {
+		name, text string
+		needles    []string
+		want       []Match
+	}{
+		{"none", "nothing here", []string{"4417-ganymede"}, nil},
+		{"case-insensitive, offsets of the text", "Job BKP-4417-GANYMEDE done", []string{"4417-ganymede"},
+			[]Match{{Start: 8, End: 21, Needle: "4417-ganymede"}}},
+		{"every occurrence, in order", "a-1 b a-1", []string{"a-1"},
+			[]Match{{Start: 0, End: 3, Needle: "a-1"}, {Start: 6, End: 9, Needle: "a-1"}}},
+		{"overlaps keep the first", "rack-4417-x", []string{"rack-4417", "4417-x"},
+			[]Match{{Start: 0, End: 9, Needle: "rack-4417"}}},
+		{"no needles", "text", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Matches(tt.text, tt.needles)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFold(t *testing.T) {
+	long := strings.Repeat("x", 500) + " 4417-ganymede " + strings.Repeat("y", 500)
+	tests := []struct {
+		name    string
+		text    string
+		needles []string
+		context int
+		want    []Segment
+	}{
+		{"short text whole", "job 4417-ganymede ok", []string{"4417-ganymede"}, 10,
+			[]Segment{{Text: "job "}, {Text: "4417-ganymede", Match: true}, {Text: " ok"}}},
+		{"long text folded around the match", long, []string{"4417-ganymede"}, 3,
+			[]Segment{{Folded: 498}, {Text: "xx "}, {Text: "4417-ganymede", Match: true}, {Text: " yy"}, {Folded: 498}}},
+		{"long text without a match keeps its head", strings.Repeat("z", 40), nil, 5,
+			[]Segment{{Text: strings.Repeat("z", 10)}, {Folded: 30}}},
+		{"folding counts characters, not bytes", strings.Repeat("é", 40), nil, 5,
+			[]Segment{{Text: strings.Repeat("é", 10)}, {Folded: 30}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Fold(tt.text, Matches(tt.text, tt.needles), tt.context)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSelectFinding(t *testing.T) {
+	f := func(kind, tool string) Finding {
+		cf := checks.Finding{Kind: kind, Seam: checks.SeamChoice, Subjects: []checks.Subject{{Kind: "tool", ID: tool}}}
+		return Finding{Finding: cf, Identity: cf.Identity()}
+	}
+	r := &Report{Runs: []Run{
+		{RunID: "r1", Findings: []Finding{f("unsupported-argument", "a"), f("unsupported-argument", "b")}},
+		{RunID: "r2"},
+		{RunID: "r3", Findings: []Finding{f("unsupported-argument", "a")}},
+	}}
+	idA := r.Runs[0].Findings[0].Identity
+	tests := []struct {
+		name, run, ref string
+		want           FindingAt
+		err            string
+	}{
+		{name: "number in a named run", run: "r1", ref: "2", want: FindingAt{Run: 0, Finding: 1}},
+		{name: "number without a run, several runs list findings", ref: "1", err: "2 runs list findings; name the run with --run (one of: r1, r3)"},
+		{name: "number out of range", run: "r3", ref: "2", err: "run r3 lists 1 finding; there is no finding 2"},
+		{name: "identity in one run", run: "r3", ref: idA, want: FindingAt{Run: 2, Finding: 0}},
+		{name: "identity in several runs", ref: idA, err: "names 2 listed findings"},
+		{name: "fingerprint prefix", run: "r1", ref: Fingerprint(r.Runs[0].Findings[1].Identity)[:10], want: FindingAt{Run: 0, Finding: 1}},
+		{name: "fingerprint in upper case", run: "r1", ref: strings.ToUpper(Fingerprint(idA)), want: FindingAt{Run: 0, Finding: 0}},
+		{name: "short hex", ref: "abc", err: "too short for a fingerprint"},
+		{name: "unknown run", run: "nope", ref: "1", err: "no run nope in this recording; its runs: r1, r2, r3"},
+		{name: "run without findings", run: "r2", ref: "1", err: "no run of this recording lists a finding"},
+		{name: "nothing matches", ref: "not-a-finding", err: "no listed finding is not-a-finding"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.SelectFinding(tt.run, tt.ref)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
