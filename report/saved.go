@@ -53,6 +53,9 @@ type jsonEvidence struct {
 	Shard        *Shard       `json:"shard"`
 	Total        int          `json:"total"`
 	Inputs       []savedInput `json:"inputs"`
+	// ExplainFlags are Options.ExplainFlags, so that a report rebuilt
+	// from this one prints the same explain commands.
+	ExplainFlags []string `json:"explainFlags"`
 }
 
 type savedInput struct {
@@ -73,6 +76,7 @@ func jsonEvidenceOf(r *Report) *jsonEvidence {
 		Shard:        p.Shard,
 		Total:        p.Total,
 		Inputs:       []savedInput{},
+		ExplainFlags: nonNil(r.Options.ExplainFlags),
 	}
 	for _, in := range r.Sources {
 		si := savedInput{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, Runs: nonNil(in.Runs)}
@@ -101,6 +105,8 @@ type SavedOptions struct {
 	FailOn          string
 	AllowUnmeasured bool
 	AllowDamaged    bool
+	// ExplainFlags are the flags its explain commands carry.
+	ExplainFlags []string
 }
 
 // savedSniffBytes is how much of an input IsSaved looks at.
@@ -214,6 +220,7 @@ func ReadSaved(name string, r io.Reader, limit int64) (*Saved, error) {
 // and keeps it.
 func (s *Saved) take(ev *jsonEvidence) error {
 	s.Provenance = Provenance{Posture: ev.Posture, Shard: ev.Shard, Total: ev.Total}
+	s.Options.ExplainFlags = ev.ExplainFlags
 	if ev.Declarations != nil {
 		if !strings.HasPrefix(*ev.Declarations, "sha256:") {
 			return fmt.Errorf("evidence.declarations is %q, not a sha256: digest", *ev.Declarations)

@@ -119,6 +119,13 @@ func (o *MergeOptions) mergedOptions(saved []*report.Saved) (report.Options, err
 		return opts, flagErrorf("--limit must be 0 (all) or more, not %d", o2.Limit)
 	}
 	opts.Kind, opts.Limit, opts.FailOn, opts.AllowUnmeasured, opts.AllowDamaged = o2.Kind, o2.Limit, o2.FailOn, o2.Allow, o2.AllowDamaged
+	// The saved reports were judged alike (loadEntries holds them to one
+	// declarations digest and posture), so the first one's explain flags
+	// are every one's, unless the flags name the declarations again.
+	opts.ExplainFlags = o.Load.explainFlags()
+	if len(opts.ExplainFlags) == 0 && len(saved) > 0 {
+		opts.ExplainFlags = saved[0].Options.ExplainFlags
+	}
 	if err := report.ValidateKind(opts.Kind, opts); err != nil {
 		return opts, err
 	}
