@@ -1,6 +1,9 @@
 package checks
 
-import "strconv"
+import (
+	"sort"
+	"strconv"
+)
 
 // What each piece of a finding's evidence is, as Position.What names it.
 const (
@@ -53,4 +56,21 @@ func (p Position) Ref() string {
 		return s
 	}
 	return p.Pointer()
+}
+
+// Same reports whether two positions name the same piece of evidence.
+func (p Position) Same(q Position) bool {
+	return p.Index == q.Index && p.Rotated == q.Rotated && p.What == q.What
+}
+
+// SortPositions orders positions as the recording holds them (the rotated
+// sibling's older events first), stably, so pieces at one event keep
+// their order.
+func SortPositions(ps []Position) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Rotated != ps[j].Rotated {
+			return ps[i].Rotated
+		}
+		return ps[i].Index < ps[j].Index
+	})
 }

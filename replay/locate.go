@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
@@ -199,7 +198,7 @@ func (l *locator) locate(f checks.Finding) []checks.Position {
 	var out []checks.Position
 	add := func(p checks.Position) {
 		for _, q := range out {
-			if q.Index == p.Index && q.Rotated == p.Rotated && q.What == p.What {
+			if q.Same(p) {
 				return
 			}
 		}
@@ -254,7 +253,7 @@ func (l *locator) locate(f checks.Finding) []checks.Position {
 			add(ps[0])
 		}
 	}
-	sortPositions(out)
+	checks.SortPositions(out)
 	return out
 }
 
@@ -346,24 +345,4 @@ func (l *locator) answerOf(iter int64, iterKnown bool) (checks.Position, bool) {
 		return l.answers[len(l.answers)-1], true
 	}
 	return checks.Position{}, false
-}
-
-// sortPositions orders positions as the recording does; the rotated
-// sibling holds the older events.
-func sortPositions(ps []checks.Position) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && positionBefore(ps[j], ps[j-1]); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
-}
-
-func positionBefore(a, b checks.Position) bool {
-	if a.Rotated != b.Rotated {
-		return a.Rotated
-	}
-	if a.Index != b.Index {
-		return a.Index < b.Index
-	}
-	return strings.Compare(a.What, b.What) < 0
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -50,35 +51,13 @@ func (f Finding) Positions() []checks.Position {
 	out := append([]checks.Position(nil), f.Evidence...)
 	if f.Replay != nil {
 		for _, p := range f.Replay.Evidence {
-			dup := false
-			for _, q := range out {
-				if q.Index == p.Index && q.Rotated == p.Rotated && q.What == p.What {
-					dup = true
-					break
-				}
-			}
-			if !dup {
+			if !slices.ContainsFunc(out, p.Same) {
 				out = append(out, p)
 			}
 		}
 	}
-	sortPositionsStable(out)
+	checks.SortPositions(out)
 	return out
-}
-
-func sortPositionsStable(ps []checks.Position) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && positionLess(ps[j], ps[j-1]); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
-}
-
-func positionLess(a, b checks.Position) bool {
-	if a.Rotated != b.Rotated {
-		return a.Rotated
-	}
-	return a.Index < b.Index
 }
 
 // Anchor is the one position a finding is reported at (a SARIF region, the
