@@ -19,6 +19,11 @@ type Ledger struct {
 	findings []Finding
 	reasons  map[string][]string
 	reasonOK map[string]bool
+	// placed counts encounters by iteration once TrackEncounters is
+	// called; at is the iteration NoteAt is noting (encounters.go).
+	placed map[encounterKey]int64
+	at     int64
+	atSet  bool
 }
 
 // NewLedger registers every check of reg, in order. In dev posture each row
@@ -85,6 +90,7 @@ func (l *Ledger) Note(c *Check, v Verdict) {
 		// A failure that names no finding is not a failure anyone can read.
 		d = CheckedPass
 	}
+	l.place(i, d)
 	row := &l.rows[i]
 	switch d {
 	case CheckedPass:

@@ -231,7 +231,7 @@ func (e *engine) resolveDeferred() {
 	for _, d := range e.deferred {
 		v := d.view
 		v.Keys, v.KeysProblem, v.GroundsServed = e.groundKeys(v.Tool, v.Call.ID, d.args, e.served[:d.served])
-		e.ledger.Note(d.check, d.check.OnWrite(v, e.decl))
+		e.ledger.NoteAt(d.check, v.Iteration, d.check.OnWrite(v, e.decl))
 	}
 	e.deferred = nil
 }

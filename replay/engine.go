@@ -22,6 +22,10 @@ type Options struct {
 	// shared by its runs, which are prepared in input order (see
 	// NewCallNames); nil reads each run alone.
 	Names *CallNames
+	// Encounters keeps the iteration of every encounter in
+	// Evidence.Encounters, for a report that draws a timeline; it costs
+	// memory that grows with the run's iterations.
+	Encounters bool
 }
 
 // Replay folds the run's events in order and returns the replayed
@@ -68,6 +72,8 @@ type Prepared struct {
 	posture   string
 	slow      bool
 	earlier   callNamesView
+	// encounters is Options.Encounters.
+	encounters bool
 }
 
 // Prepare is the part of Replay that can fail before the run's events are
@@ -96,7 +102,7 @@ func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 			return nil, err
 		}
 	}
-	p := &Prepared{reg: reg, run: run, effective: effective, posture: posture, slow: slow}
+	p := &Prepared{reg: reg, run: run, effective: effective, posture: posture, slow: slow, encounters: opts.Encounters}
 	if opts.Names != nil && namesRead(reg, effective, posture, slow) {
 		p.earlier = opts.Names.enter(run, slow)
 	}
@@ -111,6 +117,9 @@ func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 func (p *Prepared) Run() (*Evidence, error) {
 	e := newEngine(p.reg, p.effective, p.posture, p.run, p.slow)
 	e.earlier = p.earlier
+	if p.encounters {
+		e.ledger.TrackEncounters()
+	}
 	for i := range p.run.Events {
 		e.handle(&p.run.Events[i])
 	}
@@ -130,6 +139,7 @@ func (p *Prepared) Run() (*Evidence, error) {
 		Unreachable:     e.ledger.Reasons(),
 		Validation:      e.validations,
 		Lost:            e.refusals.lost,
+		Encounters:      e.ledger.Encounters(),
 	}
 	if p.posture == checks.PostureDev {
 		if err := e.ledger.AssertAlive(e.workExisted); err != nil {
@@ -706,7 +716,7 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 			cv.Evictions = e.evictions.View(c.Key())
 		}
 		v := c.OnCompose(cv, e.decl)
-		e.ledger.Note(c, v)
+		e.ledger.NoteAt(c, it, v)
 		if reads {
 			e.evictions.Named(c.Key(), v.Named)
 		}
@@ -823,7 +833,7 @@ func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 		if problem != "" {
 			wv.ManifestGap = fmt.Sprintf("the wireManifest on llm_end of iteration %d %s", view.Iteration, problem)
 		}
-		e.ledger.Note(c, c.OnWire(wv, e.decl))
+		e.ledger.NoteAt(c, view.Iteration, c.OnWire(wv, e.decl))
 	}
 	e.choice = &pendingChoice{call: view, stage: stage}
 }
@@ -869,7 +879,7 @@ func (e *engine) flushChoice() {
 			calls[i] = tc
 			calls[i].Args = append(json.RawMessage(nil), tc.Args...)
 		}
-		e.ledger.Note(c, c.OnChoice(checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls}, e.decl))
+		e.ledger.NoteAt(c, pc.call.Iteration, c.OnChoice(checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls}, e.decl))
 	}
 }
 
@@ -900,7 +910,7 @@ func (e *engine) flushClaim() {
 			continue
 		}
 		for _, v := range c.OnClaim(view, e.decl) {
-			e.ledger.Note(c, v)
+			e.ledger.NoteAt(c, pc.iteration, v)
 		}
 	}
 	if v, ok := validateAnswer(view, e.decl); ok {

@@ -34,6 +34,9 @@ type Evidence struct {
 	// not hold (replay only): a result refused under enforce with no column
 	// finding about its tool.
 	Lost []string `json:",omitempty"`
+	// Encounters are the replay's encounters by iteration (replay only,
+	// and only when Options.Encounters asked for them); nil otherwise.
+	Encounters []checks.Encounter `json:",omitempty"`
 }
 
 // Disposition is the ledger: one row per registered check.

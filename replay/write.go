@@ -85,7 +85,7 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 			e.deferred = append(e.deferred, deferredWrite{check: c, view: v, args: call.Args, served: len(e.served)})
 			continue
 		}
-		e.ledger.Note(c, c.OnWrite(v, e.decl))
+		e.ledger.NoteAt(c, view.Iteration, c.OnWrite(v, e.decl))
 	}
 	if len(p.Result) > 0 {
 		e.refusals.noteResult(e, call, view.Tool, p.Result)

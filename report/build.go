@@ -230,7 +230,7 @@ func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Sid
 	if ev == nil {
 		ev = &replay.Evidence{}
 	}
-	s := Side{IntegrityEvents: ev.IntegrityEvents}
+	s := Side{IntegrityEvents: ev.IntegrityEvents, Encounters: ev.Encounters}
 	defects, advisories := map[string]bool{}, map[string]bool{}
 	// ledgerCounted is how many filed findings a ledger row also counts as
 	// failing encounters: every defect, and the advisories of checks whose

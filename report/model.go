@@ -326,6 +326,11 @@ type Side struct {
 	Unmeasured bool
 	// Ledger is the sentence heading the rows (or standing for them).
 	Ledger string
+	// Encounters place the side's encounters at iterations, for the HTML
+	// timeline: replayed sides only, and only when the replay was asked to
+	// keep them (replay.Options.Encounters); nil otherwise. A recorded
+	// ledger counts its encounters without saying where they happened.
+	Encounters []checks.Encounter
 }
 
 // Row is one ledger row with its classification.
