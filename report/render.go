@@ -29,12 +29,13 @@ const (
 	FormatMarkdown = "markdown"
 	FormatGitHub   = "github"
 	FormatJSONL    = "jsonl"
+	FormatHTML     = "html"
 )
 
 // Formats lists the output formats this build renders, in display order.
 // analyze and diff render the same ones.
 func Formats() []string {
-	return []string{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub}
+	return []string{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub, FormatHTML}
 }
 
 // RenderOptions are what renderers need beyond the report: text styling,
@@ -106,6 +107,8 @@ func NewRenderer(format string, o RenderOptions) (Renderer, error) {
 		return RendererFunc(RenderMarkdown), nil
 	case FormatGitHub:
 		return RendererFunc(func(w io.Writer, r *Report) error { return RenderGitHub(w, r, o) }), nil
+	case FormatHTML:
+		return RendererFunc(func(w io.Writer, r *Report) error { return RenderHTML(w, r, o) }), nil
 	}
 	return nil, unknownFormat(format)
 }

@@ -187,6 +187,13 @@ func analyzeRun(o *AnalyzeOptions) error {
 			}
 		}
 	}
+	// The HTML report draws where each encounter happened, which the
+	// replay keeps only when asked.
+	for _, s := range specs {
+		if s.Format == report.FormatHTML {
+			o.Load.Encounters = true
+		}
+	}
 	j, err := loadEntries(mine, o.Load, o.IO, each)
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ type loadOptions struct {
 	MaxEventsPerRun      int
 	MaxNesting           int
 	MaxPackedExpansion   int64
+	// Encounters keeps where each replayed encounter happened, for the
+	// HTML report's timelines; set when that format is written.
+	Encounters bool
 }
 
 // pipeline turns CLI arguments into report inputs: expand, load each input
@@ -179,7 +182,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	// the tools of the earlier turns' calls it carries.
 	names := replay.NewCallNames()
 	judge := func(run *recording.Run) error {
-		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture(), Names: names})
+		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Encounters: p.opts.Encounters})
 		if err != nil {
 			return err
 		}
