@@ -115,7 +115,7 @@ func setDisplay(in *InputResult, name string) {
 func renderDiffAll(t *testing.T, d *Diff) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, f := range Formats() {
+	for _, f := range DiffFormats() {
 		rd, err := NewDiffRenderer(f, testRenderOptions())
 		if err != nil {
 			t.Fatal(err)

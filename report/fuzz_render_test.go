@@ -57,6 +57,10 @@ func checkRendered(t *testing.T, format string, out []byte) {
 	case format == FormatJSONL:
 		checkJSONL(t, out)
 		return
+	case format == FormatHTML:
+		checkHTML(t, out)
+		checkNoControls(t, format, out)
+		return
 	case format == FormatJSON || format == FormatSARIF:
 		if !json.Valid(out) {
 			t.Fatalf("%s output is not valid JSON:\n%s", format, out)
@@ -82,6 +86,13 @@ func checkRendered(t *testing.T, format string, out []byte) {
 	}
 	// Formats read on a terminal or in a log (text, markdown, GitHub
 	// annotations): nothing from the recording may act on the terminal.
+	checkNoControls(t, format, out)
+}
+
+// checkNoControls fails on invalid UTF-8 and on any control, C1 or
+// bidirectional character but the newline.
+func checkNoControls(t *testing.T, format string, out []byte) {
+	t.Helper()
 	if !utf8.Valid(out) {
 		t.Errorf("%s output is not valid UTF-8", format)
 	}

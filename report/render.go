@@ -82,6 +82,13 @@ func RulesOf(reg []*checks.Check) []Rule {
 	return out
 }
 
+// DiffFormats lists the formats a diff renders: every report format but
+// HTML, whose timelines draw one report's runs, not the changes between
+// two.
+func DiffFormats() []string {
+	return []string{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub}
+}
+
 // RendererFor returns the renderer for a format name; text options apply to
 // the text format only. An unknown name is a UsageError listing the known
 // ones.

@@ -76,7 +76,7 @@ report, for example --output sarif=fpcheck.sarif --output junit=junit.xml.
 	f.StringVar(&o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
 	f.StringVar(&o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
 	addLoadFlags(cmd, &o.Load)
-	addOutputFlags(cmd, &o.Output)
+	addOutputFlags(cmd, &o.Output, report.Formats())
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"defect", "advisory", "drift"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(checks.FilableKinds(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd

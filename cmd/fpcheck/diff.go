@@ -102,7 +102,7 @@ regressions. Advisories are counted apart.
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when the head is unmeasured")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	f.StringVar(&o.BaseDeclarations, "base-declarations", "", "judge BASE with these declarations instead of --declarations (the head keeps --declarations)")
-	addOutputFlags(cmd, &o.Output)
+	addOutputFlags(cmd, &o.Output, report.DiffFormats())
 	addLoadFlags(cmd, &o.Load)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{report.FailOnDefect, report.FailOnAdvisory}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

@@ -76,7 +76,7 @@ not carried by a report: give it again.
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run is unmeasured (default: the reports')")
 	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (default: the reports')")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
-	addOutputFlags(cmd, &o.Output)
+	addOutputFlags(cmd, &o.Output, report.Formats())
 	addLoadFlags(cmd, &o.Load)
 	return cmd
 }

@@ -24,6 +24,8 @@ type outputFlags struct {
 	Format  string
 	Outputs []string
 	cmd     *cobra.Command
+	// formats are the formats the command renders.
+	formats []string
 }
 
 // outputSpec is one rendering: a format and where it goes ("-" = stdout).
@@ -31,20 +33,20 @@ type outputSpec struct {
 	Format, Path string
 }
 
-func addOutputFlags(cmd *cobra.Command, o *outputFlags) {
-	o.cmd = cmd
+func addOutputFlags(cmd *cobra.Command, o *outputFlags, known []string) {
+	o.cmd, o.formats = cmd, known
 	f := cmd.Flags()
-	formats := strings.Join(report.Formats(), ", ")
+	formats := strings.Join(known, ", ")
 	f.StringVar(&o.Format, "format", report.FormatText, "format written to stdout: "+formats)
 	f.StringArrayVar(&o.Outputs, "output", nil, "also write FORMAT to PATH, as FORMAT=PATH (repeatable; PATH - is stdout, in place of --format)")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(known, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // specs validates the flags and lists the renderings, stdout first. Two
 // renderings to one place, or an unknown format, is a usage error.
 func (o *outputFlags) specs() ([]outputSpec, error) {
-	if !slices.Contains(report.Formats(), o.Format) {
-		return nil, flagErrorf("--format must be one of %s, not %q", strings.Join(report.Formats(), ", "), o.Format)
+	if !slices.Contains(o.formats, o.Format) {
+		return nil, flagErrorf("--format must be one of %s, not %q", strings.Join(o.formats, ", "), o.Format)
 	}
 	var extra []outputSpec
 	toStdout := false
@@ -54,8 +56,8 @@ func (o *outputFlags) specs() ([]outputSpec, error) {
 		if !ok || format == "" || path == "" {
 			return nil, flagErrorf("--output takes FORMAT=PATH (for example sarif=fpcheck.sarif), not %q", v)
 		}
-		if !slices.Contains(report.Formats(), format) {
-			return nil, flagErrorf("--output %s: format must be one of %s, not %q", v, strings.Join(report.Formats(), ", "), format)
+		if !slices.Contains(o.formats, format) {
+			return nil, flagErrorf("--output %s: format must be one of %s, not %q", v, strings.Join(o.formats, ", "), format)
 		}
 		key := path
 		if path != "-" {

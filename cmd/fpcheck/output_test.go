@@ -30,8 +30,10 @@ func TestOutputSpecs(t *testing.T) {
 		{name: "two to stdout", args: []string{"--output", "json=-", "--output", "sarif=-"}, wantErr: "already written"},
 		{name: "same file", args: []string{"--output", "json=x", "--output", "sarif=./x"}, wantErr: "already written"},
 		{name: "no path", args: []string{"--output", "sarif="}, wantErr: "FORMAT=PATH"},
-		{name: "unknown format", args: []string{"--output", "html=x.html"}, wantErr: "format must be one of"},
-		{name: "unknown stdout format", args: []string{"--format", "html"}, wantErr: "--format must be one of"},
+		{name: "html to a file", args: []string{"--output", "html=report.html"}, want: []outputSpec{{"text", "-"}, {"html", "report.html"}}},
+		{name: "html to stdout", args: []string{"--format", "html"}, want: []outputSpec{{"html", "-"}}},
+		{name: "unknown format", args: []string{"--output", "pdf=x.pdf"}, wantErr: "format must be one of"},
+		{name: "unknown stdout format", args: []string{"--format", "pdf"}, wantErr: "--format must be one of"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
