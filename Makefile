@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 LDFLAGS := -X main.version=$(VERSION)
 DEMO    := testdata/recordings/demo
 
-.PHONY: all build demo test test-deps bench fuzz docs clean
+.PHONY: all build demo test test-deps browser-test bench fuzz docs clean
 
 all: build
 
@@ -32,6 +32,11 @@ test: test-deps
 # The Debian packages some tests drive (tools/test-packages.txt).
 test-deps:
 	@bash tools/test-deps.sh
+
+# The HTML report in headless Chromium alone (make test runs it too).
+# Screenshots go to FPCHECK_BROWSER_ARTIFACTS when it is set.
+browser-test: test-deps
+	$(GO) test -count=1 -run '^TestBrowser$$' -v ./cmd/fpcheck
 
 # Benchmarks: Go testing.B figures, then the side-by-side comparisons against
 # node's JSON.parse and zstd -dc on generated recordings (BENCHFLAGS, e.g.

@@ -54,6 +54,9 @@ const (
 	tlLaneHeight = 18
 	tlLaneGap    = 4
 	tlAxisHeight = 16
+	// tlRunGap sets the run column apart from the iterations, so that
+	// its label and the first iteration's do not run together.
+	tlRunGap = 14
 	// tlMaxColumns caps the columns one run draws; the page says how many
 	// iterations were left out, so a capped timeline never reads as whole.
 	tlMaxColumns = 1000
@@ -91,7 +94,7 @@ type htmlPage struct {
 	Kinds, Seams, Verdicts []string
 	Findings               int
 	Baseline               []string
-	OpenRuns               bool
+	OpenRuns, Lazy         bool
 	Dispositions           []string
 	FailOn                 string
 	KindFilter             string
@@ -107,8 +110,8 @@ type htmlInput struct {
 	Lines, Events, Blank, Malformed int64
 	Runs                            int
 	Error                           string
-	Notes                           []string
-	Problems                        []string
+	// Notes state the input's reading, its problems included.
+	Notes []string
 }
 
 type htmlConversation struct {
@@ -252,9 +255,11 @@ func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
 		KindFilter:      r.Options.Kind,
 		AllowUnmeasured: r.Options.AllowUnmeasured,
 		Limit:           r.Options.Limit,
-		// A long list of runs opens none of them: the page stays quick and
-		// the runs table is the way in.
-		OpenRuns: len(r.Runs) <= 20,
+		// A long list of runs opens none of them, and draws a run's
+		// timeline and ledgers only when it is opened: the page stays
+		// quick, and the runs table is the way in.
+		OpenRuns: len(r.Runs) <= htmlOpenRuns,
+		Lazy:     len(r.Runs) > htmlOpenRuns,
 	}
 	for _, d := range dispositionOrder {
 		p.Dispositions = append(p.Dispositions, dispositionName(d))
@@ -263,13 +268,10 @@ func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
 		hi := htmlInput{Path: displayPath(in.Path), Format: in.Format, Compression: in.Compression,
 			Lines: in.Lines, Events: in.Events, Blank: in.Blank, Malformed: in.Malformed,
 			Runs: in.RunCount, Error: in.Error, Notes: in.Notes}
-		for _, pr := range in.Problems {
-			hi.Problems = append(hi.Problems, fmt.Sprintf("line %d: %s", pr.Line, pr.Message))
-		}
 		p.Inputs = append(p.Inputs, hi)
 		if in.Error != "" {
 			p.UnreadableInputs = append(p.UnreadableInputs, hi)
-		} else if len(hi.Notes) > 0 || len(hi.Problems) > 0 {
+		} else if inputLossy(&in) {
 			p.InputsWithNotes = append(p.InputsWithNotes, hi)
 		}
 	}
@@ -310,6 +312,29 @@ func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
 		p.Baseline = append([]string{head}, lines...)
 	}
 	return p
+}
+
+// htmlOpenRuns is the most runs a page shows open and drawn from the start.
+const htmlOpenRuns = 20
+
+// inputLossy reports whether an input's notes say more than its row in the
+// inputs table: something skipped, lost, cut off or doubted. A clean
+// input's notes only repeat its counts, and a thousand of them would bury
+// the one that matters.
+func inputLossy(in *Input) bool {
+	if in.Blank > 0 || in.Malformed > 0 || len(in.UnknownTypes) > 0 || len(in.WrongTypes) > 0 || in.TruncatedTail ||
+		in.NoEventsKey || len(in.Problems) > 0 || len(in.HeadMissing) > 0 || in.Coverage != "" {
+		return true
+	}
+	if (in.DroppedEvents != nil && *in.DroppedEvents != 0) || (in.Complete != nil && !*in.Complete) {
+		return true
+	}
+	for _, n := range in.Notes {
+		if strings.HasPrefix(n, "⚠") {
+			return true
+		}
+	}
+	return false
 }
 
 func exitClass(code int) string {
@@ -533,8 +558,13 @@ func buildTimeline(run *Run, findings []*htmlFinding) htmlTimeline {
 	}
 	tl.Columns = len(cols)
 	colX := map[string]int{}
-	for i, c := range cols {
-		colX[c] = tlLabelWidth + i*(tlCellWidth+tlCellGap)
+	x := tlLabelWidth
+	for _, c := range cols {
+		colX[c] = x
+		x += tlCellWidth + tlCellGap
+		if c == "run" {
+			x += tlRunGap
+		}
 	}
 	laneY := map[string]int{}
 	for i, seam := range seams {
@@ -551,7 +581,7 @@ func buildTimeline(run *Run, findings []*htmlFinding) htmlTimeline {
 		}
 		tl.Lanes = append(tl.Lanes, lane)
 	}
-	tl.Width = tlLabelWidth + len(cols)*(tlCellWidth+tlCellGap) + 4
+	tl.Width = x + 4
 	tl.LaneX, tl.LaneWidth, tl.LaneHeight, tl.CellWidth = tlLabelWidth-2, tl.Width-tlLabelWidth, tlLaneHeight, tlCellWidth
 	tl.Height = tlAxisHeight + len(seams)*(tlLaneHeight+tlLaneGap)
 	for i, c := range cols {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/synth"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/replay"
 )
@@ -21,7 +22,7 @@ import (
 var htmlTags = []string{"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "a", "header", "h1", "h2", "h4", "p", "strong",
 	"nav", "main", "section", "div", "table", "thead", "tbody", "tr", "th", "td", "span", "ul", "ol", "li", "code", "form", "label",
 	"select", "option", "output", "details", "summary", "figure", "figcaption", "svg", "text", "g", "rect", "path", "dl", "dt", "dd",
-	"footer", "script"}
+	"footer", "script", "template"}
 
 var (
 	htmlTagRE  = regexp.MustCompile(`<(/?)([!A-Za-z][A-Za-z0-9-]*)([^<>]*)>`)
@@ -101,39 +102,16 @@ func TestHTMLPolicyAdmitsOnlyThePage(t *testing.T) {
 	}
 }
 
-// markupPayloads are what a hostile recording puts in its strings to run
-// script in a page that pastes them in.
-var markupPayloads = []string{
-	`<script>window.__fpPwned=1</script>`,
-	`<img src=x onerror="window.__fpPwned=2">`,
-	`"><svg onload=window.__fpPwned=3>`,
-	`</title></textarea></style></script><b>bold</b>`,
-	`javascript:window.__fpPwned=4`,
-	`{{.CSP}} ]]> <!-- --> &amp; &#60;`,
-}
-
 // hostileMarkupRecording is escapes.jsonl with markup in every string a
-// page shows: run and session ids, stage ids, a finding's message,
-// subjects, predicate and witnesses, and ledger rows. It is built at test
-// time so that no committed file holds a live payload.
+// page shows, built at test time so that no committed file holds a live
+// payload.
 func hostileMarkupRecording(t testing.TB) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(renderSeedRoot, "hostile", "escapes.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	esc := func(s string) string {
-		q := fmt.Sprintf("%q", s)
-		return q[1 : len(q)-1]
-	}
-	s := string(data)
-	// Each payload goes at the start of a field's value, never into a key
-	// or an event type, so the recording still reads as it did.
-	for i, field := range []string{"runId", "sessionId", "runtimeStageId", "id", "predicate", "message", "value", "provenance", "check", "posture"} {
-		prefix := `"` + field + `":"`
-		s = strings.ReplaceAll(s, prefix, prefix+esc(markupPayloads[i%len(markupPayloads)]))
-	}
-	return []byte(s)
+	return synth.WithMarkup(data)
 }
 
 // TestHTMLHostileMarkup renders the hostile recordings, and the markup

@@ -6,7 +6,6 @@
   });
   var count = doc.getElementById("filter-count");
   var findings = Array.prototype.slice.call(doc.querySelectorAll("details.finding"));
-  var markers = Array.prototype.slice.call(doc.querySelectorAll("svg .marker"));
 
   function matches(el) {
     return selects.every(function (s) {
@@ -24,7 +23,7 @@
         shown++;
       }
     });
-    markers.forEach(function (el) {
+    Array.prototype.forEach.call(doc.querySelectorAll("svg .marker"), function (el) {
       var ok = matches(el);
       el.classList.toggle("filtered", !ok);
       if (ok) {
@@ -34,6 +33,17 @@
       }
     });
     count.textContent = shown + " of " + findings.length + " findings shown";
+  }
+
+  // draw puts in place what a page of many runs keeps in templates until
+  // its run is opened: the timeline and the ledgers.
+  function draw(run) {
+    var lazy = run.querySelectorAll(":scope > .run-body > template.lazy");
+    if (lazy.length === 0) {
+      return;
+    }
+    Array.prototype.forEach.call(lazy, function (t) { t.replaceWith(t.content); });
+    apply();
   }
 
   // reveal opens a finding and every section around it, clearing the
@@ -50,6 +60,9 @@
     for (var p = el; p; p = p.parentElement) {
       if (p.tagName === "DETAILS") {
         p.open = true;
+        if (p.classList.contains("run")) {
+          draw(p);
+        }
       }
     }
     var target = el.tagName === "DETAILS" ? el.querySelector("summary") : el;
@@ -59,6 +72,13 @@
   }
 
   selects.forEach(function (s) { s.addEventListener("change", apply); });
+  // toggle does not bubble; it is caught on its way down.
+  doc.addEventListener("toggle", function (ev) {
+    var d = ev.target;
+    if (d.classList && d.classList.contains("run") && d.open) {
+      draw(d);
+    }
+  }, true);
   doc.addEventListener("click", function (ev) {
     var a = ev.target.closest ? ev.target.closest("a") : null;
     if (!a) {
@@ -72,8 +92,23 @@
       }
     }
   });
+  // A marker is a link in an SVG drawing, which Enter does not follow in
+  // every browser; the keyboard gets what a click gets.
+  doc.addEventListener("keydown", function (ev) {
+    var a = ev.target;
+    if ((ev.key === "Enter" || ev.key === " ") && a.classList && a.classList.contains("marker")) {
+      ev.preventDefault();
+      // After the key is done: moved at once, the focus would hand the
+      // rest of the key press to the finding's summary, which toggles.
+      var id = (a.getAttribute("href") || "").slice(1);
+      setTimeout(function () { reveal(id); }, 0);
+    }
+  });
   window.addEventListener("hashchange", function () { reveal(location.hash.slice(1)); });
   apply();
+  // The page's script ran: what a test (or a curious reader) checks
+  // before trusting the filters.
+  doc.documentElement.setAttribute("data-ready", "");
   if (location.hash) {
     reveal(location.hash.slice(1));
   }
