@@ -195,10 +195,13 @@ type htmlTimeline struct {
 	Dropped       int
 	// LaneX, LaneWidth, LaneHeight and CellWidth place the lane
 	// backgrounds and the cells' bands.
-	LaneX, LaneWidth, LaneHeight, CellWidth int
+	LaneX, LaneWidth, LaneHeight, CellWidth, EmptyX int
 }
 
 type htmlLane struct {
+	// Empty is true for a lane no encounter reached: its checks never
+	// ran, which the lane says rather than leaving blank.
+	Empty                                  bool
 	Seam                                   string
 	Y, TextY                               int
 	Checked, Fired, NotApplicable, Unreach int64
@@ -579,10 +582,12 @@ func buildTimeline(run *Run, findings []*htmlFinding) htmlTimeline {
 				lane.Unreach += n[checks.Unreachable]
 			}
 		}
+		lane.Empty = tl.Source != "" && lane.Checked+lane.Fired+lane.NotApplicable+lane.Unreach == 0
 		tl.Lanes = append(tl.Lanes, lane)
 	}
-	tl.Width = x + 4
-	tl.LaneX, tl.LaneWidth, tl.LaneHeight, tl.CellWidth = tlLabelWidth-2, tl.Width-tlLabelWidth, tlLaneHeight, tlCellWidth
+	// Room for a lane to say it had no encounter, however few columns.
+	tl.Width = max(x+4, tlLabelWidth+84)
+	tl.LaneX, tl.LaneWidth, tl.LaneHeight, tl.CellWidth, tl.EmptyX = tlLabelWidth-2, tl.Width-tlLabelWidth, tlLaneHeight, tlCellWidth, tlLabelWidth+2
 	tl.Height = tlAxisHeight + len(seams)*(tlLaneHeight+tlLaneGap)
 	for i, c := range cols {
 		// Every column is labelled when there is room; past 30, the run
