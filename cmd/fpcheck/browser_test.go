@@ -146,6 +146,9 @@ type jsonReport struct {
 // the CLI.
 type browserCase struct {
 	name string
+	// wd is the directory fpcheck runs in, so that the page names its
+	// inputs as a user who ran it there sees them.
+	wd   string
 	args []string
 	// interact clicks a marker open and walks the page by keyboard.
 	interact bool
@@ -172,7 +175,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	demo := filepath.Join(repo, "testdata", "recordings", "demo")
+	demo := filepath.Join("testdata", "recordings", "demo")
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -203,10 +206,10 @@ func TestBrowser(t *testing.T) {
 	hostile := write("markup.jsonl", synth.WithMarkup(escapes))
 
 	cases := []browserCase{
-		{name: "demo", args: []string{"--declarations", filepath.Join(demo, "declarations.yaml"), filepath.Join(demo, "triage.jsonl")}, interact: true},
-		{name: "long", args: []string{"--declarations", decl, longPath}},
-		{name: "fleet", args: []string{filepath.Join(dir, "fleet")}},
-		{name: "hostile", args: []string{hostile}, hostile: true},
+		{name: "demo", wd: repo, args: []string{"--declarations", filepath.Join(demo, "declarations.yaml"), filepath.Join(demo, "triage.jsonl")}, interact: true},
+		{name: "long", wd: dir, args: []string{"--declarations", decl, longPath}},
+		{name: "fleet", wd: dir, args: []string{filepath.Join(dir, "fleet")}},
+		{name: "hostile", wd: dir, args: []string{hostile}, hostile: true},
 	}
 
 	opts := []chromedp.ExecAllocatorOption{
@@ -220,7 +223,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1000),
+		chromedp.WindowSize(1100, 900),
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
@@ -234,6 +237,12 @@ func TestBrowser(t *testing.T) {
 
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(tc.wd)
+			for i, a := range tc.args {
+				if rel, err := filepath.Rel(tc.wd, a); err == nil && filepath.IsAbs(a) && !strings.HasPrefix(rel, "..") {
+					tc.args[i] = rel
+				}
+			}
 			page := filepath.Join(dir, tc.name+".html")
 			js := filepath.Join(dir, tc.name+".json")
 			args := append([]string{"analyze", "--allow-unmeasured", "--format", "json", "--output", "html=" + page}, tc.args...)
@@ -435,9 +444,12 @@ func interact(t *testing.T, ctx context.Context) {
 	if !strings.HasPrefix(count, "0 of ") || hidden == 0 || dimmed == 0 {
 		t.Errorf("filtering by a seam no finding has: count %q, %d hidden, %d markers dimmed", count, hidden, dimmed)
 	}
-	// Reset, so the screenshot shows the page as it opens.
+	// Reset the filter and leave the first finding open, as a reader who
+	// followed its marker sees it, for the screenshot.
 	eval[any](t, ctx, `(() => {
-	  const s = document.getElementById("filter-seam"); s.value = ""; s.dispatchEvent(new Event("change")); window.scrollTo(0, 0);
+	  const s = document.getElementById("filter-seam"); s.value = ""; s.dispatchEvent(new Event("change"));
+	  document.querySelector("a.marker").dispatchEvent(new MouseEvent("click", {bubbles: true}));
+	  document.activeElement.blur(); window.scrollTo(0, 0);
 	})()`)
 }
 

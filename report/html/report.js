@@ -93,17 +93,30 @@
     }
   });
   // A marker is a link in an SVG drawing, which Enter does not follow in
-  // every browser; the keyboard gets what a click gets.
+  // every browser; the keyboard gets what a click gets. The focus moves
+  // at once, so the rest of that key press (keypress for Enter, keyup for
+  // Space) would reach the finding's summary and toggle it shut: it is
+  // swallowed.
+  var swallow = null;
   doc.addEventListener("keydown", function (ev) {
     var a = ev.target;
     if ((ev.key === "Enter" || ev.key === " ") && a.classList && a.classList.contains("marker")) {
       ev.preventDefault();
-      // After the key is done: moved at once, the focus would hand the
-      // rest of the key press to the finding's summary, which toggles.
-      var id = (a.getAttribute("href") || "").slice(1);
-      setTimeout(function () { reveal(id); }, 0);
+      swallow = ev.key;
+      reveal((a.getAttribute("href") || "").slice(1));
     }
   });
+  doc.addEventListener("keypress", function (ev) {
+    if (swallow !== null) {
+      ev.preventDefault();
+    }
+  }, true);
+  doc.addEventListener("keyup", function (ev) {
+    if (swallow !== null && ev.key === swallow) {
+      ev.preventDefault();
+      swallow = null;
+    }
+  }, true);
   window.addEventListener("hashchange", function () { reveal(location.hash.slice(1)); });
   apply();
   // The page's script ran: what a test (or a curious reader) checks
