@@ -496,7 +496,7 @@ func buildTimeline(run *Run, findings []*htmlFinding) htmlTimeline {
 		enc = run.Replayed.Encounters
 		tl.Source = "replay"
 	} else {
-		tl.Missing = "No side of this run placed its encounters at iterations (a recorded ledger only counts them), so only the findings are drawn."
+		tl.Missing = "No side of this run placed its encounters at iterations (a recorded ledger, like a saved report, only counts them), so only the findings are drawn."
 	}
 	type cellKey struct {
 		col  string
