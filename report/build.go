@@ -36,6 +36,11 @@ func Build(inputs []InputResult, opts Options) *Report {
 		}
 		r.Inputs = append(r.Inputs, input)
 	}
+	var all []RunResult
+	for _, in := range inputs {
+		all = append(all, in.Runs...)
+	}
+	r.Declarations = holdDeclarations(r, all, opts)
 	linkRuns(r)
 	for i := range r.Runs {
 		r.Runs[i].Notes = append(runNotes(&r.Runs[i]), baselineNotes(&r.Runs[i])...)
@@ -125,6 +130,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 	}
 	if rr.Replayed != nil {
 		side := buildSide("Replayed ledger", false, rr.Replayed, rr.Events)
+		markAbsentTools(&side, opts.Declared, rr)
 		run.Replayed = &side
 	}
 	all := collectFindings(rr.Recorded, rr.Replayed)

@@ -14,6 +14,9 @@ package report
 //     nothing-checked, or a registered check that never ran);
 //   - a green run: 0.
 //
+// With StrictDeclarations, a declared tool no run offered or called is 2:
+// the declarations cannot be honoured as written.
+//
 // A run whose input lost lines that may have been its own (Run.Damage) is
 // unmeasured unless it carries a proven defect, and so is an input that lost
 // a run whole (Input.LostRuns): 3.
@@ -38,6 +41,9 @@ func (r *Report) ExitCode() int {
 	}
 	for i := range r.Runs {
 		code = worseExit(code, r.Options.runCode(&r.Runs[i]))
+	}
+	if dr := r.Declarations; dr != nil && dr.Strict && len(dr.Unseen) > 0 {
+		code = worseExit(code, ExitUnreadable)
 	}
 	return code
 }

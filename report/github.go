@@ -51,6 +51,16 @@ func ghCommand(w *strings.Builder, cmd, file string, line int64, title, msg stri
 // are not annotated; the closing line counts them.
 func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 	var b strings.Builder
+	if dr := r.Declarations; dr != nil {
+		cmd := "warning"
+		if dr.Strict {
+			cmd = "error"
+		}
+		for _, u := range dr.Unseen {
+			ghCommand(&b, cmd, Sanitize(displayRel(dr.Source, o.Root)), int64(u.Line), "fpcheck: declared tool never seen",
+				Sanitize(u.Sentence(dr.Source)+"."))
+		}
+	}
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
 		file := Sanitize(displayRel(in.Path, o.Root))

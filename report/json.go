@@ -23,9 +23,42 @@ type jsonReport struct {
 	ExitCode      int                `json:"exitCode"`
 	// Baseline is present only when a baseline was given (baseline.go).
 	Baseline *jsonBaseline `json:"baseline,omitempty"`
+	// Declarations is null without a declarations file.
+	Declarations *jsonDeclarations `json:"declarations"`
 	// Evidence is what the report was judged from, for fpcheck to read
 	// back (saved.go); readers of the report use the sections above.
 	Evidence *jsonEvidence `json:"evidence"`
+}
+
+type jsonDeclarations struct {
+	Source    string       `json:"source"`
+	ToolNames int          `json:"toolNames"`
+	Strict    bool         `json:"strict"`
+	Unseen    []jsonUnseen `json:"unseen"`
+}
+
+type jsonUnseen struct {
+	Name       string  `json:"name"`
+	Field      string  `json:"field"`
+	Line       *int    `json:"line"`
+	Suggestion *string `json:"suggestion"`
+	Text       string  `json:"text"`
+}
+
+func jsonDeclarationsOf(dr *DeclarationsReport) *jsonDeclarations {
+	if dr == nil {
+		return nil
+	}
+	out := &jsonDeclarations{Source: dr.Source, ToolNames: dr.Names, Strict: dr.Strict, Unseen: []jsonUnseen{}}
+	for _, u := range dr.Unseen {
+		ju := jsonUnseen{Name: u.Name, Field: u.Field, Suggestion: nullString(u.Suggestion), Text: u.Sentence(dr.Source)}
+		if u.Line > 0 {
+			line := u.Line
+			ju.Line = &line
+		}
+		out.Unseen = append(out.Unseen, ju)
+	}
+	return out
 }
 
 type jsonOptions struct {
@@ -34,6 +67,8 @@ type jsonOptions struct {
 	FailOn          string  `json:"failOn"`
 	AllowUnmeasured bool    `json:"allowUnmeasured"`
 	AllowDamaged    bool    `json:"allowDamaged"`
+	// StrictDeclarations is --strict-declarations.
+	StrictDeclarations bool `json:"strictDeclarations"`
 }
 
 type jsonInput struct {
@@ -134,6 +169,9 @@ type jsonRow struct {
 	LastFiredAt   *float64 `json:"lastFiredAt"`
 	LastFired     *string  `json:"lastFired"`
 	State         RowState `json:"state"`
+	// ToolsAbsent is present only on a replayed row whose arming tools
+	// never appeared in the run.
+	ToolsAbsent []string `json:"declaredToolsAbsent,omitempty"`
 }
 
 type jsonFinding struct {
@@ -267,6 +305,7 @@ func RenderJSON(w io.Writer, r *Report) error {
 		Bound:         Bound,
 		Baseline:      jsonBaselineOf(r.Baseline),
 		ExitCode:      r.ExitCode(),
+		Declarations:  jsonDeclarationsOf(r.Declarations),
 		Evidence:      jsonEvidenceOf(r),
 	}
 	for _, in := range r.Inputs {
@@ -291,6 +330,8 @@ func jsonOptionsOf(o Options) jsonOptions {
 		FailOn:          o.failOn(),
 		AllowUnmeasured: o.AllowUnmeasured,
 		AllowDamaged:    o.AllowDamaged,
+		// Read back by merge (saved.go).
+		StrictDeclarations: o.StrictDeclarations,
 	}
 }
 
@@ -443,6 +484,7 @@ func jsonSideOf(s Side) jsonSide {
 				LastFiredAt:   row.LastFiredAt,
 				LastFired:     nullString(row.LastFired),
 				State:         row.State,
+				ToolsAbsent:   row.ToolsAbsent,
 			})
 		}
 	}

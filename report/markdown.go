@@ -105,6 +105,14 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 	m.line("")
 	m.line(fmt.Sprintf("**%s Exit %d — %s.** %s", exitMark(s.ExitCode), s.ExitCode, exitMeaning(s.ExitCode), mdSummaryLine(r, s)))
 	m.line("")
+	if dr := r.Declarations; dr != nil && len(dr.Unseen) > 0 {
+		m.line("**" + MarkdownEscape(dr.Headline()) + "**")
+		m.line("")
+		for _, u := range dr.Unseen {
+			m.line("- ⚠️ " + MarkdownEscape(u.Sentence(dr.Source)) + ".")
+		}
+		m.line("")
+	}
 	replayed := false
 	for _, run := range r.Runs {
 		if run.Replayed != nil {

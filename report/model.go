@@ -160,6 +160,9 @@ type Report struct {
 	Sources []InputResult
 	// Provenance is how Sources were produced; the CLI sets it.
 	Provenance Provenance
+	// Declarations holds the declarations file against the recordings;
+	// nil without one.
+	Declarations *DeclarationsReport
 }
 
 // Input is one input's loss accounting: what was read, what was skipped and
@@ -342,6 +345,10 @@ type Row struct {
 	LastFired string
 	// Parts are the row's facts as short phrases, in display order.
 	Parts []string
+	// ToolsAbsent names the declared tools that arm the row's check when
+	// none of them appeared in the run (replayed rows only): the row did not
+	// judge and pass, it had nothing of its own to judge. Nil otherwise.
+	ToolsAbsent []string
 }
 
 // Key names the row as "kind @seam", with "?" for what was not recorded.
@@ -412,6 +419,12 @@ type RunResult struct {
 	// Damage is damage found past loading (an unusable ledger count, for
 	// example); Build adds the input's losses that reach the run.
 	Damage []Damage `json:"damage"`
+	// Tools are the tools the run offered or called that the declarations
+	// name or nearly name (see RelevantTools), when ToolsRead: the run's
+	// tools were read for them (a run read without declarations, or from
+	// an older saved report, was not).
+	Tools     []string `json:"tools"`
+	ToolsRead bool     `json:"toolsRead"`
 }
 
 // NewRunResult reads a loaded run's recorded evidence.

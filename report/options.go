@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/fpcheck/fpcheck/checks"
 	"slices"
 	"strings"
 )
@@ -52,6 +53,13 @@ type Options struct {
 	// damaged evidence (and of an input that lost a run whole) into a green
 	// one. The verdict still says unmeasured.
 	AllowDamaged bool
+	// Declared is the declarations file, held against the recordings
+	// (nil = none given); DeclaredNames are the places it names a tool,
+	// with their lines. StrictDeclarations makes a name no run showed exit
+	// 2.
+	Declared           *checks.Declarations
+	DeclaredNames      []checks.NamedTool
+	StrictDeclarations bool
 	// FilableKinds are the kinds some registered check in this build can
 	// file, in registry order. They come from the checks registry so that
 	// the report does not hard-code them.

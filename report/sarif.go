@@ -349,6 +349,17 @@ func (b *sarifBuilder) inputNotifications(r *Report) {
 			}
 		}
 	}
+	if dr := r.Declarations; dr != nil {
+		level := "warning"
+		if dr.Strict {
+			level = "error"
+		}
+		for _, u := range dr.Unseen {
+			b.notes = append(b.notes, sarifNotification{Level: level,
+				Message:   sarifText{Text: u.Sentence(dr.Source) + "."},
+				Locations: b.location(dr.Source, int64(u.Line))})
+		}
+	}
 	if br := r.Baseline; br != nil {
 		for _, e := range br.Expired {
 			b.notes = append(b.notes, sarifNotification{Level: "warning", Message: sarifText{Text: fmt.Sprintf("Baseline entry expired on %s; its finding fails again: %s", e.Expires, e.Identity)}})

@@ -3,6 +3,8 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +33,10 @@ type Provenance struct {
 	// replayed with, empty for none; Posture is the replay's posture.
 	Declarations string
 	Posture      string
+	// DeclarationsSource and DeclarationsText are the declarations file's
+	// name and text, so that a report read back can hold the same
+	// declarations against its recordings; empty for none.
+	DeclarationsSource, DeclarationsText string
 	// Shard is which shard of the inputs the report holds; nil when it
 	// holds them all.
 	Shard *Shard
@@ -56,6 +62,13 @@ type jsonEvidence struct {
 	// ExplainFlags are Options.ExplainFlags, so that a report rebuilt
 	// from this one prints the same explain commands.
 	ExplainFlags []string `json:"explainFlags"`
+	// DeclarationsFile is the declarations file itself; null for none.
+	DeclarationsFile *savedDeclarations `json:"declarationsFile"`
+}
+
+type savedDeclarations struct {
+	Source string `json:"source"`
+	Text   string `json:"text"`
 }
 
 type savedInput struct {
@@ -77,6 +90,9 @@ func jsonEvidenceOf(r *Report) *jsonEvidence {
 		Total:        p.Total,
 		Inputs:       []savedInput{},
 		ExplainFlags: nonNil(r.Options.ExplainFlags),
+	}
+	if p.Declarations != "" && p.DeclarationsSource != "" {
+		ev.DeclarationsFile = &savedDeclarations{Source: p.DeclarationsSource, Text: p.DeclarationsText}
 	}
 	for _, in := range r.Sources {
 		si := savedInput{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, Runs: nonNil(in.Runs)}
@@ -100,11 +116,12 @@ type Saved struct {
 
 // SavedOptions are the report options a saved report states.
 type SavedOptions struct {
-	Kind            string
-	Limit           int
-	FailOn          string
-	AllowUnmeasured bool
-	AllowDamaged    bool
+	Kind               string
+	Limit              int
+	FailOn             string
+	AllowUnmeasured    bool
+	AllowDamaged       bool
+	StrictDeclarations bool
 	// ExplainFlags are the flags its explain commands carry.
 	ExplainFlags []string
 }
@@ -200,13 +217,14 @@ func ReadSaved(name string, r io.Reader, limit int64) (*Saved, error) {
 		FailOn          string  `json:"failOn"`
 		AllowUnmeasured bool    `json:"allowUnmeasured"`
 		AllowDamaged    bool    `json:"allowDamaged"`
+		Strict          bool    `json:"strictDeclarations"`
 	}
 	if len(doc.Options) > 0 {
 		if err := json.Unmarshal(doc.Options, &opts); err != nil {
 			return nil, fail("the report's options do not decode: %s", jsonErrorText(data, err, bytes.LastIndex(data, doc.Options)))
 		}
 	}
-	s := &Saved{Name: name, Options: SavedOptions{Limit: opts.Limit, FailOn: opts.FailOn, AllowUnmeasured: opts.AllowUnmeasured, AllowDamaged: opts.AllowDamaged}}
+	s := &Saved{Name: name, Options: SavedOptions{Limit: opts.Limit, FailOn: opts.FailOn, AllowUnmeasured: opts.AllowUnmeasured, AllowDamaged: opts.AllowDamaged, StrictDeclarations: opts.Strict}}
 	if opts.Kind != nil {
 		s.Options.Kind = *opts.Kind
 	}
@@ -226,6 +244,15 @@ func (s *Saved) take(ev *jsonEvidence) error {
 			return fmt.Errorf("evidence.declarations is %q, not a sha256: digest", *ev.Declarations)
 		}
 		s.Provenance.Declarations = *ev.Declarations
+	}
+	if f := ev.DeclarationsFile; f != nil {
+		// The text must be the file the digest names: judged alike means
+		// the same declarations, not the same name.
+		sum := sha256.Sum256([]byte(f.Text))
+		if s.Provenance.Declarations != "sha256:"+hex.EncodeToString(sum[:]) {
+			return fmt.Errorf("evidence.declarationsFile does not match the digest evidence.declarations names")
+		}
+		s.Provenance.DeclarationsSource, s.Provenance.DeclarationsText = f.Source, f.Text
 	}
 	if sh := ev.Shard; sh != nil && (sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count) {
 		return fmt.Errorf("evidence.shard is %d/%d, not a shard index below a positive count", sh.Index, sh.Count)

@@ -17,9 +17,11 @@ type AnalyzeOptions struct {
 	Limit  int
 	FailOn string
 	Allow  bool
-	// AllowDamaged is --allow-damaged.
-	AllowDamaged bool
-	Load         loadOptions
+	// AllowDamaged is --allow-damaged; StrictDeclarations is
+	// --strict-declarations.
+	AllowDamaged       bool
+	StrictDeclarations bool
+	Load               loadOptions
 	// Output is --format and --output; Baseline and WriteBaseline name
 	// the baseline read and the one written.
 	Output        outputFlags
@@ -74,6 +76,7 @@ sarif=fpcheck.sarif --output html=report.html.
 	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory (advisories fail too) or drift (recorded and replayed disagree)")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run has no evidence or a registered check never ran")
 	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (lines lost that may have been its own); the report still says so")
+	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when --declarations names a tool no run of any input offered or called (a typo disarms the checks it was meant to arm)")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	f.StringVar(&o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
 	f.StringVar(&o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
@@ -199,6 +202,10 @@ func analyzeRun(o *AnalyzeOptions) error {
 	j, err := loadEntries(mine, o.Load, o.IO, each)
 	if err != nil {
 		return err
+	}
+	if j.decls != nil {
+		opts.Declared, opts.DeclaredNames = j.decls, j.declNames
+		opts.StrictDeclarations = o.StrictDeclarations
 	}
 	rep := report.Build(j.inputs, opts)
 	rep.Provenance = j.prov

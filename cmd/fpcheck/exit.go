@@ -33,7 +33,8 @@ const (
 const exitCodesHelp = `Exit codes (the same whatever --format says):
   0  bounded green: checks ran and no defect at or above --fail-on was found
   1  defects (for diff: a new defect or a coverage regression)
-  2  usage, declarations fpcheck cannot honour, or an unreadable input
+  2  usage, declarations fpcheck cannot honour (with --strict-declarations,
+     a declared tool no run offered or called), or an unreadable input
   3  unmeasured: no evidence, nothing checked, a registered check that never
      ran, a dead checker, or damaged evidence (lines lost that may have been
      a run's own) (unless --allow-unmeasured; damage alone: --allow-damaged)

@@ -17,12 +17,14 @@ type MergeOptions struct {
 	Limit  int
 	FailOn string
 	Allow  bool
-	// AllowDamaged is --allow-damaged.
-	AllowDamaged bool
-	Baseline     string
-	Output       outputFlags
-	Load         loadOptions
-	cmd          *cobra.Command
+	// AllowDamaged is --allow-damaged; StrictDeclarations is
+	// --strict-declarations.
+	AllowDamaged       bool
+	StrictDeclarations bool
+	Baseline           string
+	Output             outputFlags
+	Load               loadOptions
+	cmd                *cobra.Command
 }
 
 // NewCmdMerge builds `fpcheck merge REPORT...`.
@@ -46,8 +48,9 @@ shard missing or given twice, or shards that do not add up to the inputs they
 split. Shards are put back in the order of the inputs they split. Reports and
 recordings must have been judged with the same declarations and posture.
 
---kind, --limit, --fail-on, --allow-unmeasured and --allow-damaged default to what the reports
-say (they must agree); given, they apply to the merged report. A --baseline is
+--kind, --limit, --fail-on, --allow-unmeasured, --allow-damaged and
+--strict-declarations default to what the reports say (they must agree);
+given, they apply to the merged report. A --baseline is
 not carried by a report: give it again.
 
 ` + exitCodesHelp,
@@ -75,6 +78,7 @@ not carried by a report: give it again.
 	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory or drift (default: the reports')")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run is unmeasured (default: the reports')")
 	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (default: the reports')")
+	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when the declarations name a tool no run offered or called (default: the reports')")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	addOutputFlags(cmd, &o.Output, report.Formats())
 	addLoadFlags(cmd, &o.Load)
@@ -106,6 +110,7 @@ func (o *MergeOptions) mergedOptions(saved []*report.Saved) (report.Options, err
 		pick("fail-on", func(s report.SavedOptions) { o2.FailOn = s.FailOn }, func(s report.SavedOptions) string { return s.FailOn }),
 		pick("allow-unmeasured", func(s report.SavedOptions) { o2.Allow = s.AllowUnmeasured }, func(s report.SavedOptions) string { return fmt.Sprint(s.AllowUnmeasured) }),
 		pick("allow-damaged", func(s report.SavedOptions) { o2.AllowDamaged = s.AllowDamaged }, func(s report.SavedOptions) string { return fmt.Sprint(s.AllowDamaged) }),
+		pick("strict-declarations", func(s report.SavedOptions) { o2.StrictDeclarations = s.StrictDeclarations }, func(s report.SavedOptions) string { return fmt.Sprint(s.StrictDeclarations) }),
 	)
 	if err != nil {
 		return opts, err
@@ -126,6 +131,7 @@ func (o *MergeOptions) mergedOptions(saved []*report.Saved) (report.Options, err
 	if len(opts.ExplainFlags) == 0 && len(saved) > 0 {
 		opts.ExplainFlags = saved[0].Options.ExplainFlags
 	}
+	opts.StrictDeclarations = o2.StrictDeclarations
 	if err := report.ValidateKind(opts.Kind, opts); err != nil {
 		return opts, err
 	}
@@ -165,6 +171,9 @@ func mergeRun(o *MergeOptions) error {
 	// invocation over them would number them.
 	for i := range j.inputs {
 		j.inputs[i].Index = i
+	}
+	if j.decls != nil {
+		opts.Declared, opts.DeclaredNames = j.decls, j.declNames
 	}
 	rep := report.Build(j.inputs, opts)
 	rep.Provenance = j.prov

@@ -62,6 +62,7 @@ func TestShardsMergeToOneInvocation(t *testing.T) {
 		{"allow damaged, fail on advisory", 3, []string{"--allow-damaged", "--fail-on", "advisory", corpus}},
 		{"hostile recordings", 3, []string{"../../testdata/recordings/hostile"}},
 		{"demo with declarations", 2, []string{"--declarations", "../../testdata/recordings/demo/declarations.yaml", "../../testdata/recordings/demo"}},
+		{"demo with a typo in the declarations, strict", 2, []string{"--strict-declarations", "--declarations", "../../testdata/recordings/demo/declarations-typo.yaml", "../../testdata/recordings/demo"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			shards := analyzeShards(t, t.TempDir(), tc.n, tc.args...)

@@ -157,13 +157,22 @@ func writeOutputs(ios *IOStreams, specs []outputSpec, colorMode string, render f
 
 // writeReport renders rep in every spec.
 func writeReport(ios *IOStreams, specs []outputSpec, colorMode string, rep *report.Report) error {
-	return writeOutputs(ios, specs, colorMode, func(w io.Writer, format string, ro report.RenderOptions) error {
+	err := writeOutputs(ios, specs, colorMode, func(w io.Writer, format string, ro report.RenderOptions) error {
 		r, err := report.NewRenderer(format, ro)
 		if err != nil {
 			return err
 		}
 		return r.Render(w, rep)
 	})
+	if err != nil {
+		return err
+	}
+	// A machine format on stdout says nothing a CI log shows: stderr does.
+	textOnStdout := slices.ContainsFunc(specs, func(s outputSpec) bool { return s.Path == "-" && s.Format == report.FormatText })
+	for _, line := range rep.StderrLines(textOnStdout) {
+		fmt.Fprintln(ios.ErrOut, line)
+	}
+	return nil
 }
 
 // renderBuffered renders through a buffer: the text renderer writes a line

@@ -37,6 +37,10 @@ type loadOptions struct {
 type pipeline struct {
 	opts  loadOptions
 	decls *checks.Declarations
+	// declNames are the places the declarations file names a tool, on
+	// their lines: what the report holds against the recordings.
+	declNames []checks.NamedTool
+	declText  string
 	// workers is how many goroutines decode each input's events, and how
 	// many of its runs are replayed at once: -j is the whole budget of
 	// cores, shared by the inputs read at once, so -j 1 really uses one
@@ -69,6 +73,8 @@ func newPipeline(o loadOptions) (*pipeline, error) {
 			return nil, err
 		}
 		p.decls = d
+		p.declNames = checks.PlaceToolNames(d.ToolNames(), data)
+		p.declText = string(data)
 	}
 	if p.posture() == "dev" {
 		if err := checks.RunCanaries(checks.Registry); err != nil {
@@ -100,7 +106,26 @@ func (p *pipeline) recordingOptions() recording.Options {
 		NoRotated:            p.opts.NoRotated,
 		// Keep only the payloads judge reads: the rest of a stream's bytes
 		// are validated and counted, then let go.
-		PayloadFilter: replay.PayloadFilter(checks.Registry, p.decls, p.posture()),
+		PayloadFilter: p.payloadFilter(),
+	}
+}
+
+// payloadFilter is the replay's payload filter, widened to the payloads
+// that show which tools a run offered and called when declarations name
+// tools: those are held against them (replay.ToolsSeen).
+func (p *pipeline) payloadFilter() func(*recording.Event) func(string) bool {
+	f := replay.PayloadFilter(checks.Registry, p.decls, p.posture())
+	if len(p.declNames) == 0 {
+		return f
+	}
+	return func(first *recording.Event) func(string) bool {
+		reads := f(first)
+		if reads == nil {
+			return nil
+		}
+		return func(typ string) bool {
+			return typ == recording.TypeLLMStart || typ == recording.TypeToolStart || reads(typ)
+		}
 	}
 }
 
@@ -187,6 +212,10 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 			return err
 		}
 		rr := report.NewRunResult(run)
+		if len(p.declNames) > 0 {
+			rr.Tools = report.RelevantTools(replay.ToolsSeen(run), p.decls)
+			rr.ToolsRead = true
+		}
 		slots = append(slots, &rr)
 		cores := p.workers + borrowed
 		if cores == 1 {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 )
@@ -167,6 +168,10 @@ type judged struct {
 	prov   report.Provenance
 	// saved are the saved reports read, in argument order.
 	saved []*report.Saved
+	// decls and declNames are the declarations file and the places it
+	// names a tool; nil without one.
+	decls     *checks.Declarations
+	declNames []checks.NamedTool
 }
 
 // loadEntries loads the recordings among entries through the pipeline (built
@@ -195,6 +200,7 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams, each func(re
 	if err != nil {
 		return nil, err
 	}
+	j.decls, j.declNames = p.decls, p.declNames
 	place := func(i int, res *report.InputResult) {
 		res.Index, res.Root = recs[i].index, recs[i].root
 		if res.Path == "" {
@@ -221,6 +227,9 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams, each func(re
 	// The judgement to agree on: the recordings' when there are any or
 	// the flags name one, else the first saved report's.
 	want := report.Provenance{Declarations: digest, Posture: p.posture()}
+	if p.decls != nil {
+		want.DeclarationsSource, want.DeclarationsText = load.Declarations, p.declText
+	}
 	wantFrom := "the recordings beside it are"
 	if len(recs) == 0 {
 		wantFrom = "the flags given ask to be"
@@ -234,7 +243,17 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams, each func(re
 				s.Name, judgementName(s.Provenance), wantFrom, judgementName(want))
 		}
 	}
-	j.prov = report.Provenance{Declarations: want.Declarations, Posture: want.Posture}
+	j.prov = report.Provenance{Declarations: want.Declarations, Posture: want.Posture,
+		DeclarationsSource: want.DeclarationsSource, DeclarationsText: want.DeclarationsText}
+	if j.decls == nil && j.prov.DeclarationsText != "" {
+		// Saved reports alone: their declarations are held against their
+		// runs as the invocation that wrote them held them.
+		d, err := checks.ParseDeclarations(j.prov.DeclarationsSource, []byte(j.prov.DeclarationsText))
+		if err != nil {
+			return nil, err
+		}
+		j.decls, j.declNames = d, checks.PlaceToolNames(d.ToolNames(), []byte(j.prov.DeclarationsText))
+	}
 
 	inputs, err := combine(entries, loaded)
 	if err != nil {

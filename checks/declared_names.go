@@ -1,0 +1,127 @@
+package checks
+
+import (
+	"go.yaml.in/yaml/v3"
+)
+
+// NamedTool is one place the declarations name a tool: what a report holds
+// against the tools the recordings show, so that a typo in a name, which
+// quietly disarms a check, is told like a typo in a key.
+type NamedTool struct {
+	Name string
+	// Field says where: "tools" (the tool's own entry),
+	// "tools.NAME.argumentsFrom" or "maps.ID.tools".
+	Field string
+	// Line is the 1-based line in the declarations file; 0 when unknown.
+	Line int
+}
+
+// ToolNames lists every place the declarations name a tool, in declaration
+// order: each tool's own entry, then the tools its arguments come from, then
+// each map's tools.
+func (d *Declarations) ToolNames() []NamedTool {
+	if d == nil {
+		return nil
+	}
+	var out []NamedTool
+	for _, t := range d.Tools {
+		out = append(out, NamedTool{Name: t.Name, Field: "tools"})
+		for _, g := range t.ArgumentsFrom {
+			out = append(out, NamedTool{Name: g, Field: "tools." + t.Name + ".argumentsFrom"})
+		}
+	}
+	for _, m := range d.Maps {
+		for _, t := range m.Tools {
+			out = append(out, NamedTool{Name: t, Field: "maps." + m.ID + ".tools"})
+		}
+	}
+	return out
+}
+
+// PlaceToolNames puts each of names on its line in data, the declarations
+// file ParseDeclarations read them from. A name it cannot place keeps line
+// 0: the place is a help for the reader, never a judgement.
+func PlaceToolNames(names []NamedTool, data []byte) []NamedTool {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return names
+	}
+	root := derefNode(doc.Content[0])
+	out := make([]NamedTool, len(names))
+	for i, n := range names {
+		n.Line = placeName(root, n)
+		out[i] = n
+	}
+	return out
+}
+
+func placeName(root *yaml.Node, n NamedTool) int {
+	tools := mapValue(root, "tools")
+	switch {
+	case n.Field == "tools":
+		if k := mapKey(tools, n.Name); k != nil {
+			return k.Line
+		}
+	case len(n.Field) > len("tools..argumentsFrom") && n.Field[:6] == "tools.":
+		tool := n.Field[len("tools.") : len(n.Field)-len(".argumentsFrom")]
+		if line := seqLine(mapValue(mapValue(tools, tool), "argumentsFrom"), n.Name); line > 0 {
+			return line
+		}
+	case len(n.Field) > len("maps..tools") && n.Field[:5] == "maps.":
+		id := n.Field[len("maps.") : len(n.Field)-len(".tools")]
+		maps := mapValue(root, "maps")
+		if maps == nil || maps.Kind != yaml.SequenceNode {
+			return 0
+		}
+		for _, m := range maps.Content {
+			m = derefNode(m)
+			if v := mapValue(m, "id"); v != nil && v.Value == id {
+				return seqLine(mapValue(m, "tools"), n.Name)
+			}
+		}
+	}
+	return 0
+}
+
+func derefNode(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func mapKey(m *yaml.Node, key string) *yaml.Node {
+	if m = derefNode(m); m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i]
+		}
+	}
+	return nil
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m = derefNode(m); m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return derefNode(m.Content[i+1])
+		}
+	}
+	return nil
+}
+
+func seqLine(s *yaml.Node, name string) int {
+	if s == nil || s.Kind != yaml.SequenceNode {
+		return 0
+	}
+	for _, c := range s.Content {
+		if c = derefNode(c); c.Value == name {
+			return c.Line
+		}
+	}
+	return s.Line
+}
