@@ -90,28 +90,27 @@ func derefNode(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-func mapKey(m *yaml.Node, key string) *yaml.Node {
+// mapEntry returns the key and value nodes of key in mapping m, or nils.
+func mapEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
 	if m = derefNode(m); m == nil || m.Kind != yaml.MappingNode {
-		return nil
+		return nil, nil
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			return m.Content[i]
+			return m.Content[i], derefNode(m.Content[i+1])
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+func mapKey(m *yaml.Node, key string) *yaml.Node {
+	k, _ := mapEntry(m, key)
+	return k
 }
 
 func mapValue(m *yaml.Node, key string) *yaml.Node {
-	if m = derefNode(m); m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return derefNode(m.Content[i+1])
-		}
-	}
-	return nil
+	_, v := mapEntry(m, key)
+	return v
 }
 
 func seqLine(s *yaml.Node, name string) int {
