@@ -181,6 +181,15 @@ func analyzeRun(o *AnalyzeOptions) error {
 	}
 	// JSON Lines on stdout stream: each input's lines are written as soon
 	// as it and those before it are judged, the summary when all are.
+	// The declarations judge every input alike, the streamed ones too.
+	decls, declNames, _, err := readDeclarations(o.Load.Declarations)
+	if err != nil {
+		return err
+	}
+	if decls != nil {
+		opts.Declared, opts.DeclaredNames = decls, declNames
+		opts.StrictDeclarations = o.StrictDeclarations
+	}
 	var stream *report.JSONLWriter
 	var streamErr error
 	var each func(report.InputResult)
@@ -202,10 +211,6 @@ func analyzeRun(o *AnalyzeOptions) error {
 	j, err := loadEntries(mine, o.Load, o.IO, each)
 	if err != nil {
 		return err
-	}
-	if j.decls != nil {
-		opts.Declared, opts.DeclaredNames = j.decls, j.declNames
-		opts.StrictDeclarations = o.StrictDeclarations
 	}
 	rep := report.Build(j.inputs, opts)
 	rep.Provenance = j.prov

@@ -63,18 +63,9 @@ func newPipeline(o loadOptions) (*pipeline, error) {
 	if o.Posture != "" && o.Posture != "observe" && o.Posture != "dev" {
 		return nil, flagErrorf("--posture must be observe or dev, not %q", o.Posture)
 	}
-	if o.Declarations != "" {
-		data, err := os.ReadFile(o.Declarations)
-		if err != nil {
-			return nil, &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
-		}
-		d, err := checks.ParseDeclarations(o.Declarations, data)
-		if err != nil {
-			return nil, err
-		}
-		p.decls = d
-		p.declNames = checks.PlaceToolNames(d.ToolNames(), data)
-		p.declText = string(data)
+	var err error
+	if p.decls, p.declNames, p.declText, err = readDeclarations(o.Declarations); err != nil {
+		return nil, err
 	}
 	if p.posture() == "dev" {
 		if err := checks.RunCanaries(checks.Registry); err != nil {
@@ -82,6 +73,23 @@ func newPipeline(o loadOptions) (*pipeline, error) {
 		}
 	}
 	return p, nil
+}
+
+// readDeclarations reads and parses the declarations file at path, with
+// the places it names a tool and its text; all zero when path is empty.
+func readDeclarations(path string) (*checks.Declarations, []checks.NamedTool, string, error) {
+	if path == "" {
+		return nil, nil, "", nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, "", &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
+	}
+	d, err := checks.ParseDeclarations(path, data)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return d, checks.PlaceToolNames(d.ToolNames(), data), string(data), nil
 }
 
 // posture is the flag's value, else the declarations file's, else observe.
