@@ -120,6 +120,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		CheckerDead:   rr.CheckerDead,
 		Validation:    runValidation(rr),
 		Damage:        sortDamage(rr.Damage),
+		explain:       rr.Explain,
 	}
 	run.Recorded = buildSide("Ledger", true, rr.Recorded, rr.Events)
 	if rr.Replayed != nil {

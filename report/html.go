@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -172,9 +171,12 @@ type htmlFinding struct {
 	WitnessesAbsent bool
 	Ceiling, Title  string
 	FiledAt         string
+	Explain         *htmlExplain
 }
 
 type htmlWitness struct {
+	// Channel is the side whose filing carried the witness.
+	Channel                          string
 	Subject, Predicate, Value, Epoch string
 	Stratum, Provenance, Step        string
 	Synthetic                        bool
@@ -380,7 +382,9 @@ func htmlRunOf(r *Report, run *Run, i int, rules map[string]Rule) *htmlRun {
 	}
 	hr.RecordedCoverage, hr.ReplayedCoverage = coverageCell(run)
 	for n, f := range run.Findings {
-		hr.Findings = append(hr.Findings, htmlFindingOf(r, f, i+1, n+1, rules))
+		hf := htmlFindingOf(r, f, i+1, n+1, rules)
+		hf.Explain = explainPanel(r, i, n)
+		hr.Findings = append(hr.Findings, hf)
 	}
 	hr.Sides = append(hr.Sides, htmlSideOf("Recorded", &run.Recorded))
 	if run.Replayed != nil {
@@ -455,9 +459,10 @@ func htmlFindingOf(r *Report, f Finding, run, n int, rules map[string]Rule) *htm
 	for _, s := range f.Subjects {
 		hf.Subjects = append(hf.Subjects, s.String())
 	}
-	hf.WitnessesAbsent = !f.WitnessesRecorded && f.Source != "replayed" && len(f.Witnesses) == 0
-	for _, w := range f.Witnesses {
-		hw := htmlWitness{Subject: w.Subject.String(), Predicate: w.Predicate, Value: witnessValue(w.Value),
+	ws := f.Witnessed()
+	hf.WitnessesAbsent = !f.WitnessesRecorded && f.Source != "replayed" && len(ws) == 0
+	for _, w := range ws {
+		hw := htmlWitness{Channel: w.Channel, Subject: w.Subject.String(), Predicate: w.Predicate, Value: WitnessValue(w.Value),
 			Stratum: w.Stratum, Provenance: w.Provenance, Step: w.RuntimeStageID, Synthetic: w.Synthetic}
 		if w.Epoch != nil {
 			hw.Epoch = strconv.FormatInt(*w.Epoch, 10)
@@ -468,21 +473,6 @@ func htmlFindingOf(r *Report, f Finding, run, n int, rules map[string]Rule) *htm
 		hf.Title, hf.Ceiling = rule.Title, rule.Ceiling
 	}
 	return hf
-}
-
-// witnessValueLimit is how much of a witness value a panel shows; the rest
-// is counted, never dropped silently.
-const witnessValueLimit = 400
-
-func witnessValue(v json.RawMessage) string {
-	if len(v) == 0 {
-		return "(no value)"
-	}
-	s := string(v)
-	if r := []rune(s); len(r) > witnessValueLimit {
-		return string(r[:witnessValueLimit]) + fmt.Sprintf("… (%d characters in all)", len(r))
-	}
-	return s
 }
 
 // buildTimeline lays out a run's seam timeline: one column per iteration

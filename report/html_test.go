@@ -22,7 +22,7 @@ import (
 var htmlTags = []string{"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "a", "header", "h1", "h2", "h4", "p", "strong",
 	"nav", "main", "section", "div", "table", "thead", "tbody", "tr", "th", "td", "span", "ul", "ol", "li", "code", "form", "label",
 	"select", "option", "output", "details", "summary", "figure", "figcaption", "svg", "text", "g", "rect", "path", "dl", "dt", "dd",
-	"footer", "script", "template"}
+	"footer", "script", "template", "mark"}
 
 var (
 	htmlTagRE  = regexp.MustCompile(`<(/?)([!A-Za-z][A-Za-z0-9-]*)([^<>]*)>`)
@@ -153,12 +153,13 @@ func TestHTMLHostileMarkup(t *testing.T) {
 }
 
 // replayedInputs reads an NDJSON recording and replays each run with its
-// encounters kept, as the CLI does for the HTML report.
+// encounters and its events kept, as the CLI does for the HTML report.
 func replayedInputs(t testing.TB, name string, data []byte) []InputResult {
 	t.Helper()
 	in := InputResult{Path: name}
 	st, err := recording.LoadReader(name, bytes.NewReader(data), recording.Options{}, func(run *recording.Run) error {
 		rr := NewRunResult(run)
+		rr.Explain = &ExplainSource{Run: run}
 		ev, err := replay.Replay(run, nil, replay.Options{Encounters: true})
 		if err == nil || ev != nil {
 			rr.Replayed = ev

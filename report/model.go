@@ -248,6 +248,9 @@ type Run struct {
 	// Baselined counts the distinct identities a baseline accepted; they
 	// are left out of Defects and Advisories (see baseline.go).
 	Baselined int
+	// explain is RunResult.Explain: what the HTML report explains the
+	// run's findings from; nil when it was not kept.
+	explain *ExplainSource
 	// allFindings is every finding of the run, before the kind filter and
 	// the limit; baselineHits are the identities a baseline entry named.
 	// Baselines and diffs judge what was found, not what was shown.
@@ -425,6 +428,17 @@ type RunResult struct {
 	// an older saved report, was not).
 	Tools     []string `json:"tools"`
 	ToolsRead bool     `json:"toolsRead"`
+	// Explain is the run as loaded, kept for a report that shows each
+	// finding whole (the HTML report); nil otherwise, and never saved.
+	Explain *ExplainSource `json:"-"`
+}
+
+// ExplainSource is what a finding's explanation reads besides the report:
+// the run's events as loaded, with every payload, and the declarations the
+// report was made with.
+type ExplainSource struct {
+	Run  *recording.Run
+	Decl *checks.Declarations
 }
 
 // NewRunResult reads a loaded run's recorded evidence.

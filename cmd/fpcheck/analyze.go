@@ -205,7 +205,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	// replay keeps only when asked.
 	for _, s := range specs {
 		if s.Format == report.FormatHTML {
-			o.Load.Encounters = true
+			o.Load.Encounters, o.Load.Explain = true, true
 		}
 	}
 	j, err := loadEntries(mine, o.Load, o.IO, each)

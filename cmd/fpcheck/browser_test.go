@@ -299,6 +299,23 @@ func TestBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("screenshot: %s", shot)
+			if tc.interact {
+				// The opened finding's evidence and frame, as a reader who
+				// followed its marker scrolls to them.
+				eval[any](t, ctx, `(() => {
+				  const d = document.querySelector(document.querySelector("a.marker").getAttribute("href"));
+				  d.querySelector("h4").scrollIntoView({block: "start"}); window.scrollBy(0, -60);
+				})()`)
+				png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+				if err != nil {
+					t.Fatal(err)
+				}
+				shot := filepath.Join(art, "report-"+tc.name+"-finding.png")
+				if err := os.WriteFile(shot, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("screenshot: %s", shot)
+			}
 		})
 	}
 }
@@ -393,6 +410,22 @@ func interact(t *testing.T, ctx context.Context) {
 	}
 	if eval[string](t, ctx, `document.activeElement.parentElement.id`) == "" {
 		t.Error("clicking a marker did not move the focus to its finding")
+	}
+	// The panel shows what explain shows: the frame with the value the
+	// finding names marked inside the model's own earlier answer, and the
+	// ground's result that never held it.
+	panel := eval[string](t, ctx, `(() => {
+	  const d = document.querySelector(document.querySelector("a.marker").getAttribute("href"));
+	  const own = [...d.querySelectorAll("li.message.r-assistant mark")].map(m => m.textContent).join(",");
+	  const ground = [...d.querySelectorAll("ul.grounds li")].map(l => l.textContent).join("|");
+	  return own + "\n" + ground;
+	})()`)
+	own, ground, _ := strings.Cut(panel, "\n")
+	if own != "4417-ganymede" {
+		t.Errorf("the demo finding's frame marks %q in the assistant's answer, want 4417-ganymede", own)
+	}
+	if !strings.Contains(ground, "FLEET:") || !strings.Contains(ground, `does not hold "4417-ganymede"`) {
+		t.Errorf("the demo finding's panel does not show the fleet_report result that never held the value: %q", ground)
 	}
 
 	// From the top of the page, Tab until a marker has the focus.

@@ -29,6 +29,10 @@ type loadOptions struct {
 	// Encounters keeps where each replayed encounter happened, for the
 	// HTML report's timelines; set when that format is written.
 	Encounters bool
+	// Explain keeps each run as loaded, every payload included, for a
+	// report that shows each finding whole (the HTML report): memory then
+	// grows with the recordings rather than staying bounded.
+	Explain bool
 }
 
 // pipeline turns CLI arguments into report inputs: expand, load each input
@@ -104,7 +108,7 @@ func (p *pipeline) posture() string {
 }
 
 func (p *pipeline) recordingOptions() recording.Options {
-	return recording.Options{
+	o := recording.Options{
 		Workers:              p.workers,
 		MaxLineBytes:         p.opts.MaxLineBytes,
 		MaxDecompressedBytes: p.opts.MaxDecompressedBytes,
@@ -116,6 +120,11 @@ func (p *pipeline) recordingOptions() recording.Options {
 		// are validated and counted, then let go.
 		PayloadFilter: p.payloadFilter(),
 	}
+	if p.opts.Explain {
+		// A finding shown whole shows the text the checks judged.
+		o.PayloadFilter = nil
+	}
+	return o
 }
 
 // payloadFilter is the replay's payload filter, widened to the payloads
@@ -223,6 +232,9 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		if len(p.declNames) > 0 {
 			rr.Tools = report.RelevantTools(replay.ToolsSeen(run), p.decls)
 			rr.ToolsRead = true
+		}
+		if p.opts.Explain {
+			rr.Explain = &report.ExplainSource{Run: run, Decl: p.decls}
 		}
 		slots = append(slots, &rr)
 		cores := p.workers + borrowed
