@@ -16,6 +16,10 @@ const (
 	TypeBudgetPressure     = "agentfootprint.context.budget_pressure"
 	TypeCostTick           = "agentfootprint.cost.tick"
 	TypeArtifactsMinted    = "agentfootprint.artifacts.minted"
+	// Filed by releases after 9.62.0: an argument excused by a value the
+	// app verified (9.72.0), and the assessment of a final answer.
+	TypeExternalGroundUsed = "agentfootprint.integrity.external_ground_used"
+	TypeAnswerAssessed     = "agentfootprint.answer.assessed"
 )
 
 // knownTypes are the agentfootprint 9.62.0 event types this build knows by
@@ -68,6 +72,9 @@ var knownTypes = map[string]bool{
 
 	TypeContextError: true,
 	TypeDisposition:  true,
+
+	TypeExternalGroundUsed: true,
+	TypeAnswerAssessed:     true,
 
 	TypeCostTick:        true,
 	TypeArtifactsMinted: true,
