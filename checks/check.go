@@ -85,6 +85,11 @@ type Verdict struct {
 	// change nothing but cost time that grows with the run. Nil when the
 	// verdict names none.
 	Named *DoubtsNamed
+	// Excused says, one sentence each, what the check would have judged
+	// but the recording excuses (an argument the app verified, see
+	// ChoiceView.Excused); the report lists them so an excusal is never
+	// silent.
+	Excused []string
 }
 
 // Pass notes a checked encounter that found nothing.
@@ -230,7 +235,15 @@ type ChoiceView struct {
 	// Stage is the runtimeStageId of the call's llm_end.
 	Stage string
 	Calls []ToolCall
+	// Excused holds the arguments the live run excused because the app
+	// had verified their values (integrity.external_ground_used, 9.72.0),
+	// by ExcuseKey(call id, path), each with the source label the app
+	// gave. The replay excuses exactly those, as the live check did.
+	Excused map[string]string
 }
+
+// ExcuseKey keys ChoiceView.Excused: one argument of one call.
+func ExcuseKey(callID, path string) string { return callID + "\x00" + path }
 
 // ClaimRow is one settled reading of the claim ledger, flattened from a
 // tools.semantics_declared envelope.

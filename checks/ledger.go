@@ -24,6 +24,9 @@ type Ledger struct {
 	placed map[encounterKey]int64
 	at     int64
 	atSet  bool
+	// excused are the excusals verdicts named, each once (Excused).
+	excused  []string
+	excuseOK map[string]bool
 }
 
 // NewLedger registers every check of reg, in order. In dev posture each row
@@ -35,6 +38,7 @@ func NewLedger(reg []*Check, decl *Declarations, posture string) *Ledger {
 		seen:     map[string]bool{},
 		reasons:  map[string][]string{},
 		reasonOK: map[string]bool{},
+		excuseOK: map[string]bool{},
 	}
 	for _, c := range reg {
 		l.index[c.Key()] = len(l.rows)
@@ -111,6 +115,12 @@ func (l *Ledger) Note(c *Check, v Verdict) {
 		l.seen[id] = true
 		l.findings = append(l.findings, f)
 	}
+	for _, x := range v.Excused {
+		if !l.excuseOK[x] {
+			l.excuseOK[x] = true
+			l.excused = append(l.excused, x)
+		}
+	}
 	key := c.Key()
 	for _, r := range v.Reasons {
 		if r == "" || l.reasonOK[key+"\x00"+r] {
@@ -144,6 +154,10 @@ func (l *Ledger) Rows() []Row { return append([]Row{}, l.rows...) }
 
 // Findings returns the findings filed, one per identity, in filing order.
 func (l *Ledger) Findings() []Finding { return append([]Finding(nil), l.findings...) }
+
+// Excused returns what the checks passed over because the recording
+// excuses it, each sentence once, in the order first noted.
+func (l *Ledger) Excused() []string { return append([]string(nil), l.excused...) }
 
 // Reasons returns, per check key, why encounters could not be judged, each
 // reason once in first-seen order.

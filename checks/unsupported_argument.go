@@ -27,7 +27,7 @@ Identifier-like means: after trimming, at least 4 characters, no whitespace, and
 
 An ungrounded value files one of two findings, because they need different fixes. Self-reference: the value appears in the frame only inside an assistant message; the message names the ground tools (argumentsFrom) to call again. Nowhere: the value appears nowhere in the frame; the message says no ground in the window holds it. The argument's dot-path (machine, filter.hosts.0) is the finding's predicate, so two bad arguments of one call are two findings and the same argument chosen again later in the run is one. Each completed model response is one encounter, its armed calls judged together.
 
-Fences, each silent by design: non-string arguments (numbers, booleans, null) are never checked; strings that are not identifier-like are never checked; a value found anywhere in the system prompt, a user message or any tool result passes, even an unrelated one; a tool that declares no argumentsFrom is never a subject; a response with no call to an armed tool, or whose armed calls carry no identifier-like string, is not-applicable; a value missing from a frame the recording could not rebuild completely is unreachable, never a finding.`,
+Fences, each silent by design: non-string arguments (numbers, booleans, null) are never checked; strings that are not identifier-like are never checked; a value found anywhere in the system prompt, a user message or any tool result passes, even an unrelated one; a tool that declares no argumentsFrom is never a subject; a response with no call to an armed tool, or whose armed calls carry no identifier-like string, is not-applicable; a value missing from a frame the recording could not rebuild completely is unreachable, never a finding; an argument the live run excused because the app verified its value (integrity.external_ground_used for that call and argument path, agentfootprint 9.72.0) is excused on replay too, and the report names it with the source the app gave.`,
 	Ceiling: `It catches fabrication and self-reference, not misattribution: any served string containing the value grounds it. A value the model legitimately composed from several grounds ("host1,host2") contains no single served string and files; such a tool should not declare argumentsFrom. Recordings carry no input schemas, so values a tool's own enum declares are not recognised as served, and tool descriptions are not ground.`,
 	ArmedBy: "argumentsFrom declared on at least one tool",
 	Armed:   func(d *Declarations) bool { return d.AnyArgumentsFrom() },
@@ -254,9 +254,18 @@ func clip(s string) string {
 // identifier-like arguments it looked at. ft holds the frame's texts (nil:
 // made here), shared by the calls of one response.
 func unsupportedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTexts, epoch int64) (fs []Finding, unjudged []string, judged int) {
+	fs, unjudged, _, judged = excusedArguments(call, grounds, frame, ft, epoch, nil)
+	return fs, unjudged, judged
+}
+
+// excusedArguments is unsupportedArguments with the arguments the live run
+// excused (see ChoiceView.Excused) passed over, each named in excused: an
+// excused argument was looked at, and the app's word stands for its
+// ground.
+func excusedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTexts, epoch int64, excuses map[string]string) (fs []Finding, unjudged, excused []string, judged int) {
 	leaves, err := stringLeaves(call.Args)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orUnknown(call.ID), call.Name, err)}, 0
+		return nil, []string{fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orUnknown(call.ID), call.Name, err)}, nil, 0
 	}
 	for _, leaf := range leaves {
 		if !IdentifierLike(leaf.value) {
@@ -264,6 +273,11 @@ func unsupportedArguments(call ToolCall, grounds []string, frame Frame, ft *fram
 		}
 		judged++
 		value := strings.TrimSpace(leaf.value)
+		if source, ok := excuses[ExcuseKey(call.ID, leaf.path)]; ok && call.ID != "" {
+			excused = append(excused, fmt.Sprintf("'%s' argument %s = \"%s\" (call %s) is excused: the app verified it (external ground %s), as the live run recorded",
+				call.Name, leaf.path, clip(value), call.ID, quoteSource(source)))
+			continue
+		}
 		if ft == nil {
 			ft = newFrameTexts(frame)
 		}
@@ -278,7 +292,16 @@ func unsupportedArguments(call ToolCall, grounds []string, frame Frame, ft *fram
 		}
 		fs = append(fs, aboutCalls([]Finding{argumentFinding(call, leaf, value, grounds, frame, where, epoch)}, call.ID)...)
 	}
-	return fs, unjudged, judged
+	return fs, unjudged, excused, judged
+}
+
+// quoteSource shows the app's label for a ground; the label is the
+// recording's text, so it is quoted and clipped.
+func quoteSource(s string) string {
+	if s == "" {
+		return "(no source stated)"
+	}
+	return strconv.Quote(clip(s))
 }
 
 func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string, frame Frame, where groundedness, epoch int64) Finding {
@@ -330,7 +353,7 @@ func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string
 
 func judgeChoice(v ChoiceView, d *Declarations) Verdict {
 	var fs []Finding
-	var reasons []string
+	var reasons, excused []string
 	armed, judged := 0, 0
 	var ft *frameTexts
 	for _, call := range v.Calls {
@@ -342,20 +365,25 @@ func judgeChoice(v ChoiceView, d *Declarations) Verdict {
 		if ft == nil {
 			ft = newFrameTexts(v.Call.Frame)
 		}
-		f, why, n := unsupportedArguments(call, grounds, v.Call.Frame, ft, v.Call.Iteration)
+		f, why, ex, n := excusedArguments(call, grounds, v.Call.Frame, ft, v.Call.Iteration, v.Excused)
 		fs = append(fs, f...)
 		reasons = append(reasons, why...)
+		excused = append(excused, ex...)
 		judged += n
 	}
+	var out Verdict
 	switch {
 	case armed == 0:
-		return NotApplicableVerdict()
+		out = NotApplicableVerdict()
 	case len(fs) > 0:
-		return Verdict{Disposition: CheckedFail, Findings: stamp(fs, v.Stage), Reasons: reasons}
+		out = Verdict{Disposition: CheckedFail, Findings: stamp(fs, v.Stage), Reasons: reasons}
 	case len(reasons) > 0:
-		return UnreachableBecause(reasons...)
+		out = UnreachableBecause(reasons...)
 	case judged == 0:
-		return NotApplicableVerdict()
+		out = NotApplicableVerdict()
+	default:
+		out = Pass()
 	}
-	return Pass()
+	out.Excused = excused
+	return out
 }

@@ -137,6 +137,7 @@ func (p *Prepared) Run() (*Evidence, error) {
 		// ledger.
 		IntegrityEvents: len(findings) + 1,
 		Unreachable:     e.ledger.Reasons(),
+		Excused:         e.ledger.Excused(),
 		Validation:      e.validations,
 		Lost:            e.refusals.lost,
 		Encounters:      e.ledger.Encounters(),
@@ -256,9 +257,11 @@ type pendingClaim struct {
 }
 
 type engine struct {
-	reg         []*checks.Check
-	decl        *checks.Declarations
-	ledger      *checks.Ledger
+	reg    []*checks.Check
+	decl   *checks.Declarations
+	ledger *checks.Ledger
+	// grounds are the external grounds used since the last model call.
+	grounds     externalGrounds
 	headMissing bool
 	// need is what the armed checks read; slow reads every payload in
 	// full with encoding/json (see replay).
@@ -435,6 +438,8 @@ func (e *engine) handle(ev *recording.Event) {
 		if e.need.write {
 			e.refusals.noteRecorded(ev)
 		}
+	case recording.TypeExternalGroundUsed:
+		e.grounds.note(ev)
 	case recording.TypeSemantics:
 		if !e.need.claimRows {
 			break
@@ -673,6 +678,7 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 
 func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	e.flushChoice()
+	e.grounds = nil
 	e.cache.rotate()
 	var p llmStartPayload
 	decodeLLMStart(ev.Payload, &p, e.slow)
@@ -879,7 +885,7 @@ func (e *engine) flushChoice() {
 			calls[i] = tc
 			calls[i].Args = append(json.RawMessage(nil), tc.Args...)
 		}
-		e.ledger.NoteAt(c, pc.call.Iteration, c.OnChoice(checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls}, e.decl))
+		e.ledger.NoteAt(c, pc.call.Iteration, c.OnChoice(checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls, Excused: e.grounds}, e.decl))
 	}
 }
 

@@ -27,6 +27,9 @@ type Evidence struct {
 	// Unreachable names, per check ("kind@seam"), why encounters could not
 	// be judged (replay only), each reason once, in first-seen order.
 	Unreachable map[string][]string
+	// Excused says what the replay passed over because the recording
+	// excuses it (an argument the app verified), one sentence each.
+	Excused []string `json:",omitempty"`
 	// Validation is the answer validation of the run's final answers, when
 	// the declarations ask for one (replay only), in answer order.
 	Validation []AnswerValidation

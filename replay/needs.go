@@ -118,7 +118,7 @@ func (n needs) or(m needs) needs {
 // TestFilteredReadingMatchesFullReading holds the two together.
 func (n needs) readsPayload(typ string) bool {
 	switch typ {
-	case recording.TypeRunConfigured, recording.TypeContextError, recording.TypeDisposition,
+	case recording.TypeRunConfigured, recording.TypeContextError, recording.TypeDisposition, recording.TypeExternalGroundUsed,
 		recording.TypeTurnStart, recording.TypeLLMStart, recording.TypeLLMEnd, recording.TypeToolStart,
 		// withSnapshotMap reads the map ids of a document's runs; map
 		// events are small.

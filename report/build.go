@@ -133,6 +133,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		side := buildSide("Replayed ledger", false, rr.Replayed, rr.Events)
 		markAbsentTools(&side, opts.Declared, rr)
 		run.Replayed = &side
+		run.Excused = rr.Replayed.Excused
 	}
 	all := collectFindings(rr.Recorded, rr.Replayed)
 

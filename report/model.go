@@ -217,6 +217,9 @@ type Input struct {
 // the replayed evidence), the listed findings, the verdict and the sentences
 // that state them.
 type Run struct {
+	// Excused says what the replay passed over because the recording
+	// excuses it (replay.Evidence.Excused); stated in the run's notes.
+	Excused     []string
 	Input       string
 	RunID       string
 	SessionID   string

@@ -429,7 +429,7 @@ func countList(m map[string]int64) string {
 
 // runNotes words everything about a run beyond its headline.
 func runNotes(run *Run) []string {
-	var notes []string
+	notes := excusedNotes(run.Excused)
 	rec := &run.Recorded
 	if run.CheckerDead != "" {
 		notes = append(notes, "⚠ Dead checker (dev posture): "+run.CheckerDead+" Every green about that check is decoration, so the run counts as unmeasured.")
@@ -485,4 +485,22 @@ func producerNote(v string) string {
 		v = v[:40] + "…"
 	}
 	return fmt.Sprintf("Written by agentfootprint of a version the envelope gives as %q.", v)
+}
+
+// maxExcusedNotes bounds the excusals a run's notes spell out.
+const maxExcusedNotes = 5
+
+// excusedNotes states each argument the replay passed over because the
+// recording excuses it, so that a pass owed to the app's word is never
+// read as a pass owed to the evidence.
+func excusedNotes(excused []string) []string {
+	var notes []string
+	for i, x := range excused {
+		if i == maxExcusedNotes {
+			notes = append(notes, fmt.Sprintf("Excused: %s more, each an argument the app verified.", count(int64(len(excused)-i), "argument", "arguments")))
+			break
+		}
+		notes = append(notes, "Excused: "+x+".")
+	}
+	return notes
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,25 @@ func TestNewerLiveChecksReconcile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExternalGroundExcused: the argument the live run excused with an
+// external ground files nothing on replay, and the report says it was
+// excused and by what; without the excusal the same run files it.
+func TestExternalGroundExcused(t *testing.T) {
+	dir := "../../testdata/recordings/newer/external-ground"
+	for _, format := range []string{"text", "json"} {
+		code, out, errOut := run(t, nil, "analyze", "--color=never", "--format", format, "--declarations", filepath.Join(dir, "declarations.yaml"), filepath.Join(dir, "events.jsonl"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d, want 0\n%s\n%s", format, code, out, errOut)
+		}
+		want := `Excused: 'backup_status' argument machine = \"4417-ganymede\" (call g3) is excused: the app verified it (external ground \"viewer-selection\"), as the live run recorded.`
+		if format == "text" {
+			want = strings.ReplaceAll(want, `\"`, `"`)
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%s report does not say the argument was excused:\n%s", format, out)
+		}
 	}
 }
