@@ -656,6 +656,8 @@ func (w *docWalker) snapshot(s *scanner) error {
 				}
 				return s.skipValue()
 			})
+		case "recorders":
+			return w.recorders(s)
 		case "commitLog":
 			if c, _ := peekKind(s); c != '[' {
 				return s.skipValue()
@@ -675,6 +677,29 @@ func (w *docWalker) snapshot(s *scanner) error {
 			})
 		}
 		return s.skipValue()
+	})
+}
+
+// recorders reads the ids of the snapshot's recorder rows for the
+// redaction marker and skips the rest of each row.
+func (w *docWalker) recorders(s *scanner) error {
+	if c, _ := peekKind(s); c != '[' {
+		return s.skipValue()
+	}
+	return array(s, func(int) error {
+		return w.objectOrSkip(s, func(k string) error {
+			if k != "id" {
+				return s.skipValue()
+			}
+			if c, _ := peekKind(s); c != '"' {
+				return s.skipValue()
+			}
+			id, err := s.readString(256)
+			if err == nil && id == RedactionMarkerID {
+				w.l.snapshot.Redacted = true
+			}
+			return err
+		})
 	})
 }
 

@@ -111,7 +111,16 @@ type SnapshotFacts struct {
 	// (only agents with .maps() write it), so an empty list is a stated
 	// "nothing parked" rather than "not recorded".
 	ParkedStated bool
+	// Redacted is true when the snapshot's recorders hold the row
+	// agentfootprint.redaction (9.140.0 and later): the run was served
+	// under a redaction policy, so a placeholder in it stands for a value
+	// the policy kept out.
+	Redacted bool `json:",omitempty"`
 }
+
+// RedactionMarkerID is the id of the snapshot recorder row that marks a
+// run served under a redaction policy.
+const RedactionMarkerID = "agentfootprint.redaction"
 
 // Format names the four recording formats fpcheck reads.
 type Format string

@@ -261,7 +261,10 @@ type engine struct {
 	decl   *checks.Declarations
 	ledger *checks.Ledger
 	// grounds are the external grounds used since the last model call.
-	grounds     externalGrounds
+	grounds externalGrounds
+	// redacted is true when the run's snapshot carries the redaction
+	// marker (see redaction.go).
+	redacted    bool
 	headMissing bool
 	// need is what the armed checks read; slow reads every payload in
 	// full with encoding/json (see replay).
@@ -337,6 +340,7 @@ func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, r
 		decl:           decl,
 		ledger:         checks.NewLedger(reg, decl, posture),
 		headMissing:    run.HeadMissing,
+		redacted:       run.Snapshot != nil && run.Snapshot.Redacted,
 		slow:           slow,
 		callNames:      map[string]string{},
 		injectedByHash: map[string][]checks.Message{},
@@ -885,7 +889,12 @@ func (e *engine) flushChoice() {
 			calls[i] = tc
 			calls[i].Args = append(json.RawMessage(nil), tc.Args...)
 		}
-		e.ledger.NoteAt(c, pc.call.Iteration, c.OnChoice(checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls, Excused: e.grounds}, e.decl))
+		view := checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls, Excused: e.grounds}
+		if why := redactedChoice(view, e.redacted); why != "" {
+			e.ledger.NoteAt(c, pc.call.Iteration, checks.UnreachableBecause(why))
+			continue
+		}
+		e.ledger.NoteAt(c, pc.call.Iteration, c.OnChoice(view, e.decl))
 	}
 }
 
@@ -913,6 +922,10 @@ func (e *engine) flushClaim() {
 	}
 	for _, c := range e.reg {
 		if c.OnClaim == nil || !e.ledger.Armed(c) {
+			continue
+		}
+		if why := redactedClaim(view, e.redacted); why != "" {
+			e.ledger.NoteAt(c, pc.iteration, checks.UnreachableBecause(why))
 			continue
 		}
 		for _, v := range c.OnClaim(view, e.decl) {

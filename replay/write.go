@@ -79,6 +79,10 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 		v := view
 		v.Keys = append([]checks.KeyArgument(nil), view.Keys...)
 		v.GroundsServed = cloneStrings(view.GroundsServed)
+		if why := redactedWrite(v, e.redacted); why != "" {
+			e.ledger.NoteAt(c, view.Iteration, checks.UnreachableBecause(why))
+			continue
+		}
 		if hangs && e.reads(c).served {
 			// Judged at the end of the run, with the names it states
 			// later; the result is all it keeps of this event.

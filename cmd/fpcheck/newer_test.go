@@ -90,3 +90,81 @@ func TestExternalGroundExcused(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactedRunNotJudgedOnPlaceholders: the redacted twin of a run, as
+// a stream (no marker) and as a recording whose snapshot carries the
+// redaction marker, files no replayed finding its unredacted twin does
+// not; the content checks say why they could not judge, and the
+// structure-only checks run as on the twin.
+func TestRedactedRunNotJudgedOnPlaceholders(t *testing.T) {
+	type row struct {
+		Check, Seam                         string
+		Checked, NotApplicable, Unreachable int
+	}
+	type report struct {
+		Runs []struct {
+			RunID    string `json:"runId"`
+			Replayed struct {
+				Rows []row `json:"rows"`
+			} `json:"replayed"`
+			Findings []struct {
+				Identity string `json:"identity"`
+				Source   string `json:"source"`
+				Why      string `json:"why"`
+			} `json:"findings"`
+		} `json:"runs"`
+	}
+	analyze := func(dir, file string) report {
+		_, out, errOut := run(t, nil, "analyze", "--format", "json", "--declarations", filepath.Join(dir, "declarations.yaml"), filepath.Join(dir, file))
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%s: %v\n%s", file, err, errOut)
+		}
+		return r
+	}
+	twin := analyze("../../testdata/recordings/newer/live-unsupported-argument", "events.jsonl")
+	twinReplayed := map[string]bool{}
+	for _, r := range twin.Runs {
+		for _, f := range r.Findings {
+			if f.Source != "recorded" {
+				twinReplayed[f.Identity] = true
+			}
+		}
+	}
+	if len(twinReplayed) == 0 {
+		t.Fatal("the unredacted twin replays no finding; the comparison would prove nothing")
+	}
+	for _, file := range []string{"events.jsonl", "recording.json"} {
+		red := analyze("../../testdata/recordings/newer/redacted", file)
+		if len(red.Runs) != len(twin.Runs) {
+			t.Fatalf("%s: %d runs, twin has %d", file, len(red.Runs), len(twin.Runs))
+		}
+		said := false
+		for i, r := range red.Runs {
+			for _, f := range r.Findings {
+				if f.Source != "recorded" && !twinReplayed[f.Identity] {
+					t.Errorf("%s: %s: replayed finding %s that the unredacted twin does not file", file, r.RunID, f.Identity)
+				}
+				if strings.Contains(f.Why, "replay lacked input: the recording redacts ") && strings.Contains(f.Why, "tool arguments") {
+					said = true
+				}
+			}
+			for j, rw := range r.Replayed.Rows {
+				tw := twin.Runs[i].Replayed.Rows[j]
+				switch rw.Seam {
+				case "wire", "compose":
+					if rw != tw {
+						t.Errorf("%s: %s: structure-only row %+v differs from the twin's %+v", file, r.RunID, rw, tw)
+					}
+				case "choice":
+					if rw.Unreachable == 0 {
+						t.Errorf("%s: %s: the choice row %+v judged redacted content", file, r.RunID, rw)
+					}
+				}
+			}
+		}
+		if !said {
+			t.Errorf("%s: no finding says the recording redacts tool arguments", file)
+		}
+	}
+}
