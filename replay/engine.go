@@ -890,7 +890,7 @@ func (e *engine) flushChoice() {
 			calls[i].Args = append(json.RawMessage(nil), tc.Args...)
 		}
 		view := checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls, Excused: e.grounds}
-		if why := redactedChoice(view, e.redacted); why != "" {
+		if why := redactedChoice(c, view, e.redacted); why != "" {
 			e.ledger.NoteAt(c, pc.call.Iteration, checks.UnreachableBecause(why))
 			continue
 		}
@@ -924,7 +924,7 @@ func (e *engine) flushClaim() {
 		if c.OnClaim == nil || !e.ledger.Armed(c) {
 			continue
 		}
-		if why := redactedClaim(view, e.redacted); why != "" {
+		if why := redactedClaim(c, view, e.redacted); why != "" {
 			e.ledger.NoteAt(c, pc.iteration, checks.UnreachableBecause(why))
 			continue
 		}

@@ -118,35 +118,55 @@ func (r redactions) args(calls ...checks.ToolCall) {
 	}
 }
 
-// redactedChoice says why a choice encounter cannot be judged, or "".
-func redactedChoice(v checks.ChoiceView, marked bool) string {
+// readsOf is what a check reads of its views, whichever way the engine
+// runs: a reason names only content the check reads, so it is the same
+// on every path (an engine that builds everything fills parts of a view
+// no check of the run reads).
+func readsOf(c *checks.Check) needs {
+	if n, ok := checkNeeds[c]; ok {
+		return n
+	}
+	return allNeeds
+}
+
+// redactedChoice says why c cannot judge a choice encounter, or "".
+func redactedChoice(c *checks.Check, v checks.ChoiceView, marked bool) string {
 	r := redactions{}
 	r.args(v.Calls...)
-	r.frame(v.Call.Frame)
+	if readsOf(c).frame {
+		r.frame(v.Call.Frame)
+	}
 	return r.reason(marked)
 }
 
-// redactedClaim says why a claim encounter cannot be judged, or "".
-func redactedClaim(v checks.ClaimView, marked bool) string {
+// redactedClaim says why c cannot judge a claim encounter, or "".
+func redactedClaim(c *checks.Check, v checks.ClaimView, marked bool) string {
+	n := readsOf(c)
 	r := redactions{}
 	if v.AnswerKnown && isPlaceholder(v.Answer) {
 		r["the answer"] = true
 	}
-	for _, row := range v.Rows {
-		if holdsPlaceholder(row.Value) {
-			r["the facts tools settled"] = true
+	if n.claimRows {
+		for _, row := range v.Rows {
+			if holdsPlaceholder(row.Value) {
+				r["the facts tools settled"] = true
+			}
 		}
 	}
-	r.frame(v.Frame)
+	if n.frame {
+		r.frame(v.Frame)
+	}
 	return r.reason(marked)
 }
 
-// redactedWrite says why a write encounter cannot be judged, or "".
-func redactedWrite(v checks.WriteView, marked bool) string {
+// redactedWrite says why c cannot judge a write encounter, or "".
+func redactedWrite(c *checks.Check, v checks.WriteView, marked bool) string {
 	r := redactions{}
 	if holdsPlaceholder(v.Result) {
 		r["tool results"] = true
 	}
-	r.args(v.Call)
+	if readsOf(c).served {
+		r.args(v.Call)
+	}
 	return r.reason(marked)
 }

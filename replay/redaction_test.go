@@ -30,18 +30,18 @@ func TestHoldsPlaceholder(t *testing.T) {
 
 func TestRedactedReasons(t *testing.T) {
 	frame := checks.Frame{System: []string{"prompt"}, Messages: []checks.Message{{Role: checks.RoleTool, Content: "[REDACTED]"}, {Role: checks.RoleUser, Content: "hi"}}}
-	if got, want := redactedChoice(checks.ChoiceView{Call: checks.CallView{Frame: frame}}, false), "the recording redacts tool results: a placeholder (REDACTED) stands where the content was"; got != want {
+	if got, want := redactedChoice(checks.UnsupportedArgument, checks.ChoiceView{Call: checks.CallView{Frame: frame}}, false), "the recording redacts tool results: a placeholder (REDACTED) stands where the content was"; got != want {
 		t.Errorf("choice: %q, want %q", got, want)
 	}
 	v := checks.ClaimView{Answer: "[REDACTED]", AnswerKnown: true}
-	if got, want := redactedClaim(v, true), "the recording redacts the answer (the run was served under a redaction policy: its snapshot carries the agentfootprint.redaction marker), so a placeholder stands where the content was"; got != want {
+	if got, want := redactedClaim(checks.UnsupportedClaim, v, true), "the recording redacts the answer (the run was served under a redaction policy: its snapshot carries the agentfootprint.redaction marker), so a placeholder stands where the content was"; got != want {
 		t.Errorf("claim: %q, want %q", got, want)
 	}
 	w := checks.WriteView{Result: json.RawMessage(`"[REDACTED]"`), Call: checks.ToolCall{Args: json.RawMessage(`"[REDACTED]"`)}}
-	if got, want := redactedWrite(w, false), "the recording redacts tool arguments and tool results: a placeholder (REDACTED) stands where the content was"; got != want {
+	if got, want := redactedWrite(checks.EmptyLookup, w, false), "the recording redacts tool arguments and tool results: a placeholder (REDACTED) stands where the content was"; got != want {
 		t.Errorf("write: %q, want %q", got, want)
 	}
-	if got := redactedWrite(checks.WriteView{Result: json.RawMessage(`[{"host":"a"}]`)}, true); got != "" {
+	if got := redactedWrite(checks.ColumnTypeMismatch, checks.WriteView{Result: json.RawMessage(`[{"host":"a"}]`)}, true); got != "" {
 		t.Errorf("unredacted write: %q", got)
 	}
 }

@@ -79,7 +79,7 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 		v := view
 		v.Keys = append([]checks.KeyArgument(nil), view.Keys...)
 		v.GroundsServed = cloneStrings(view.GroundsServed)
-		if why := redactedWrite(v, e.redacted); why != "" {
+		if why := redactedWrite(c, v, e.redacted); why != "" {
 			e.ledger.NoteAt(c, view.Iteration, checks.UnreachableBecause(why))
 			continue
 		}
