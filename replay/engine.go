@@ -257,14 +257,9 @@ type pendingClaim struct {
 }
 
 type engine struct {
-	reg    []*checks.Check
-	decl   *checks.Declarations
-	ledger *checks.Ledger
-	// grounds are the external grounds used since the last model call.
-	grounds externalGrounds
-	// redacted is true when the run's snapshot carries the redaction
-	// marker (see redaction.go).
-	redacted    bool
+	reg         []*checks.Check
+	decl        *checks.Declarations
+	ledger      *checks.Ledger
 	headMissing bool
 	// need is what the armed checks read; slow reads every payload in
 	// full with encoding/json (see replay).
@@ -332,6 +327,12 @@ type engine struct {
 	// to learn a name (see callnames.go).
 	earlier  callNamesView
 	deferred []deferredWrite
+
+	// grounds are the external grounds used since the last model call.
+	grounds externalGrounds
+	// redacted is true when the run's snapshot carries the redaction
+	// marker (see redaction.go).
+	redacted bool
 }
 
 func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, run *recording.Run, slow bool) *engine {
