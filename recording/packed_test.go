@@ -284,3 +284,29 @@ func FuzzPackedExpansion(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPackedRecording mutates packed recordings, bare and in an envelope:
+// whatever the references, escapes and members, loading ends in runs or in
+// an error naming the input, never in a panic, a hang or an expansion past
+// the limit.
+func FuzzPackedRecording(f *testing.F) {
+	for _, name := range []string{"recording.json", "envelope.json"} {
+		plain := readFixture(f, name)
+		var packed []byte
+		var err error
+		if name == "envelope.json" {
+			packed, err = synth.PackMember(plain, "recording")
+		} else {
+			packed, err = synth.Pack(plain)
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(packed)
+	}
+	f.Add([]byte(`{"format":"agentfootprint.recording.packed.v1","recording":{"events":[{"$af:ref":0},{"$af:esc":{"$af:ref":1}}]},"values":[{"type":"agentfootprint.agent.turn_start","meta":{"runId":"r"}},[{"$af:ref":0}]]}`))
+	f.Add([]byte(`{"format":"agentfootprint.recording.packed.v1","values":[[{"$af:ref":0}]],"recording":{"snapshot":{"$af:ref":0}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkInvariants(t, data, Options{MaxNesting: 2000, MaxPackedExpansion: 1 << 20})
+	})
+}
