@@ -224,7 +224,7 @@ func peekKind(s *scanner) (byte, string) {
 // the format is settled when the walk ends.
 func (w *docWalker) top(s *scanner) error {
 	if c, kind := peekKind(s); c != '{' {
-		return fmt.Errorf("not an agentfootprint recording: the document is a JSON %s", kind)
+		return fmt.Errorf("%w: the document is a JSON %s", ErrNotRecording, kind)
 	}
 	if w.packedTop {
 		// The sniffer read the format; the members may come in any order,
@@ -350,7 +350,7 @@ func (w *docWalker) format(s *scanner) error {
 		}
 		return nil
 	}
-	return &InputError{Path: w.src.name, Err: fmt.Errorf("not an agentfootprint recording: its format is a JSON %s", kind)}
+	return &InputError{Path: w.src.name, Err: fmt.Errorf("%w: its format is a JSON %s", ErrNotRecording, kind)}
 }
 
 func (w *docWalker) producer(s *scanner) error {
@@ -487,7 +487,7 @@ func (w *docWalker) artifactMeta(s *scanner) error {
 }
 
 func (w *docWalker) notRecordingArtifact() error {
-	return &InputError{Path: w.src.name, Err: fmt.Errorf("not an agentfootprint recording: an artifact of kind %s (a recording artifact has kind %s)", quoteName(w.artifactKind), ArtifactKindRecording)}
+	return &InputError{Path: w.src.name, Err: fmt.Errorf("%w: an artifact of kind %s (a recording artifact has kind %s)", ErrNotRecording, quoteName(w.artifactKind), ArtifactKindRecording)}
 }
 
 // artifactPayload reads an artifact's payload. Its value is the recording
@@ -497,7 +497,7 @@ func (w *docWalker) notRecordingArtifact() error {
 func (w *docWalker) artifactPayload(s *scanner) error {
 	w.sawPayload = true
 	if c, kind := peekKind(s); c != '{' {
-		return &InputError{Path: w.src.name, Err: fmt.Errorf("not an agentfootprint recording: the artifact payload is a JSON %s", kind)}
+		return &InputError{Path: w.src.name, Err: fmt.Errorf("%w: the artifact payload is a JSON %s", ErrNotRecording, kind)}
 	}
 	return object(s, func(k string) error {
 		switch k {
@@ -539,7 +539,7 @@ func (w *docWalker) artifactPayload(s *scanner) error {
 				_, err = io.Copy(io.Discard, dec)
 				return err
 			}
-			return &InputError{Path: w.src.name, Err: fmt.Errorf("not an agentfootprint recording: the artifact payload.value is a JSON %s", kind)}
+			return &InputError{Path: w.src.name, Err: fmt.Errorf("%w: the artifact payload.value is a JSON %s", ErrNotRecording, kind)}
 		}
 		return s.skipValue()
 	})
@@ -550,7 +550,7 @@ func (w *docWalker) innerRecording(inner *scanner) error {
 		if inner.err != nil {
 			return inner.err
 		}
-		return fmt.Errorf("not an agentfootprint recording: the text in payload.value is a JSON %s, not a recording", kind)
+		return fmt.Errorf("%w: the text in payload.value is a JSON %s, not a recording", ErrNotRecording, kind)
 	}
 	if err := w.recordingObject(inner, false, "payload.value"); err != nil {
 		return err
@@ -804,7 +804,7 @@ func (w *docWalker) finish() error {
 	case "number":
 		st.Format = FormatArtifact
 		if !w.sawMeta {
-			return &InputError{Path: w.src.name, Err: errors.New("not an agentfootprint recording: a numeric format but no meta.kind")}
+			return &InputError{Path: w.src.name, Err: fmt.Errorf("%w: a numeric format but no meta.kind", ErrNotRecording)}
 		}
 		if w.artifactKind != ArtifactKindRecording {
 			return w.notRecordingArtifact()

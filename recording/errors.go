@@ -1,9 +1,16 @@
 package recording
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
+
+// ErrNotRecording is wrapped by every error that says an input is not an
+// agentfootprint recording at all (another JSON document, text, binary
+// data), as against a recording that is damaged: a directory walk skips
+// the first kind and reports the second.
+var ErrNotRecording = errors.New("not an agentfootprint recording")
 
 // InputError is an input fpcheck cannot read at all (exit 2). It names the
 // path and, where known, the line or byte offset.

@@ -25,6 +25,10 @@ import (
 //   - it is not a regular file (a symbolic link to a regular file counts as
 //     one; symbolic links to directories are not followed).
 //
+// What a walk finds is read like a named file; the report then skips one
+// that is not a recording at all (ErrNotRecording), which a named file never
+// is.
+//
 // A symbolic link to a file outside the directory being walked is an error:
 // a directory from elsewhere must not make fpcheck read (and quote) files
 // it was not given.

@@ -3,7 +3,6 @@ package recording
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -160,14 +159,14 @@ func sniffFormat(window []byte, atEOF bool) (Format, error) {
 				return "", err
 			}
 			if tk.metaSeen && tk.metaKind != ArtifactKindRecording {
-				return "", fmt.Errorf("not an agentfootprint recording: an artifact of kind %s (a recording artifact has kind %s)", quoteName(tk.metaKind), ArtifactKindRecording)
+				return "", fmt.Errorf("%w: an artifact of kind %s (a recording artifact has kind %s)", ErrNotRecording, quoteName(tk.metaKind), ArtifactKindRecording)
 			}
 			if tk.complete && !tk.metaSeen {
-				return "", errors.New("not an agentfootprint recording: a numeric format but no meta.kind")
+				return "", fmt.Errorf("%w: a numeric format but no meta.kind", ErrNotRecording)
 			}
 			return FormatArtifact, nil
 		case tk.formatKind != "":
-			return "", fmt.Errorf("not an agentfootprint recording: its format is a JSON %s", tk.formatKind)
+			return "", fmt.Errorf("%w: its format is a JSON %s", ErrNotRecording, tk.formatKind)
 		case tk.keys["snapshot"] || tk.keys["events"] || tk.keys["structure"] || tk.keys["recording"]:
 			return FormatRecording, nil
 		case tk.typeString && strings.HasPrefix(tk.typeStr, eventTypePrefix):
@@ -182,16 +181,16 @@ func sniffFormat(window []byte, atEOF bool) (Format, error) {
 		}
 		switch {
 		case tk.typeString:
-			return "", fmt.Errorf("not an agentfootprint recording: JSON objects whose type %s is not an agentfootprint event type", quoteName(tk.typeStr))
+			return "", fmt.Errorf("%w: JSON objects whose type %s is not an agentfootprint event type", ErrNotRecording, quoteName(tk.typeStr))
 		case tk.err != nil || !tk.complete && atEOF:
-			return "", fmt.Errorf("not an agentfootprint recording: it starts like JSON but is not (%s)", describeStart(window[i:]))
+			return "", fmt.Errorf("%w: it starts like JSON but is not (%s)", ErrNotRecording, describeStart(window[i:]))
 		}
-		return "", fmt.Errorf("not an agentfootprint recording: the first JSON object has none of the keys a recording or an event has (it has %s)", listKeys(tk.order))
+		return "", fmt.Errorf("%w: the first JSON object has none of the keys a recording or an event has (it has %s)", ErrNotRecording, listKeys(tk.order))
 	}
 	if windowHasEventLine(window, atEOF) {
 		return FormatNDJSON, nil
 	}
-	return "", fmt.Errorf("not an agentfootprint recording: %s", describeStart(window[i:]))
+	return "", fmt.Errorf("%w: %s", ErrNotRecording, describeStart(window[i:]))
 }
 
 func checkArtifactFormat(f float64) error {
@@ -201,7 +200,7 @@ func checkArtifactFormat(f float64) error {
 	case f > 1:
 		return fmt.Errorf("artifact format %s is newer than this build reads (1)", strconv.FormatFloat(f, 'g', -1, 64))
 	}
-	return fmt.Errorf("not an agentfootprint recording: artifact format %s is not a known format", strconv.FormatFloat(f, 'g', -1, 64))
+	return fmt.Errorf("%w: artifact format %s is not a known format", ErrNotRecording, strconv.FormatFloat(f, 'g', -1, 64))
 }
 
 func onlyEventKeys(keys []string) bool {

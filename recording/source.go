@@ -226,8 +226,7 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 	case bytes.HasPrefix(m, magicBzip2):
 		return nil, &InputError{Path: name, Err: errors.New("bzip2-compressed data; this build reads zstd and gzip compression only")}
 	case bytes.HasPrefix(m, magicZip):
-		return nil, &InputError{Path: name, Err: errors.New(
-			"not an agentfootprint recording: a zip archive (an agentfootprint bug report?); unpack it and pass the envelope.json or recording.json inside")}
+		return nil, &InputError{Path: name, Err: fmt.Errorf("%w: a zip archive (an agentfootprint bug report?); unpack it and pass the envelope.json or recording.json inside", ErrNotRecording)}
 	}
 	s.out = &guardReader{src: s, r: dec, limit: limit}
 	s.br = bufio.NewReaderSize(s.out, readBufSize)

@@ -16,6 +16,10 @@ import (
 func Build(inputs []InputResult, opts Options) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Options: opts, Sources: inputs}
 	for _, in := range inputs {
+		if in.NotRecording {
+			r.Skipped = append(r.Skipped, skippedInput(in))
+			continue
+		}
 		input := buildInput(in)
 		runs := slices.Clone(in.Runs)
 		slices.SortStableFunc(runs, func(a, b RunResult) int { return cmp.Compare(a.FirstLine, b.FirstLine) })

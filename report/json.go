@@ -25,9 +25,15 @@ type jsonReport struct {
 	Baseline *jsonBaseline `json:"baseline,omitempty"`
 	// Declarations is null without a declarations file.
 	Declarations *jsonDeclarations `json:"declarations"`
+	Skipped      []jsonSkipped     `json:"skipped"`
 	// Evidence is what the report was judged from, for fpcheck to read
 	// back (saved.go); readers of the report use the sections above.
 	Evidence *jsonEvidence `json:"evidence"`
+}
+
+type jsonSkipped struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
 }
 
 type jsonDeclarations struct {
@@ -306,10 +312,14 @@ func RenderJSON(w io.Writer, r *Report) error {
 		Baseline:      jsonBaselineOf(r.Baseline),
 		ExitCode:      r.ExitCode(),
 		Declarations:  jsonDeclarationsOf(r.Declarations),
+		Skipped:       []jsonSkipped{},
 		Evidence:      jsonEvidenceOf(r),
 	}
 	for _, in := range r.Inputs {
 		out.Inputs = append(out.Inputs, jsonInputOf(in))
+	}
+	for _, sk := range r.Skipped {
+		out.Skipped = append(out.Skipped, jsonSkipped{Path: sk.Path, Why: sk.Why})
 	}
 	for _, run := range r.Runs {
 		out.Runs = append(out.Runs, jsonRunOf(r, run))

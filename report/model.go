@@ -163,6 +163,17 @@ type Report struct {
 	// Declarations holds the declarations file against the recordings;
 	// nil without one.
 	Declarations *DeclarationsReport
+	// Skipped are the files a directory walk found that are not
+	// recordings (InputResult.NotRecording), in input order; they are in
+	// no other field and count for nothing.
+	Skipped []SkippedInput
+}
+
+// SkippedInput is a file a directory walk found that is not a recording.
+type SkippedInput struct {
+	Path string
+	// Why is what the file is instead.
+	Why string
 }
 
 // Input is one input's loss accounting: what was read, what was skipped and
@@ -403,6 +414,11 @@ type InputResult struct {
 	// pair by the path relative to their root.
 	Index int
 	Root  string
+	// NotRecording is true for a file a directory walk found that is not
+	// an agentfootprint recording at all (a JSON schema beside the runs, a
+	// notes file): the report skips it with a line saying so, and the exit
+	// code does not count it. A file named itself is never skipped.
+	NotRecording bool
 }
 
 // RunResult is one run's evidence as handed to Build. The JSON tags are

@@ -78,6 +78,8 @@ type savedInput struct {
 	Stats *recording.Stats `json:"stats"`
 	Error *string          `json:"error"`
 	Runs  []RunResult      `json:"runs"`
+	// NotRecording is InputResult.NotRecording.
+	NotRecording bool `json:"notRecording"`
 }
 
 func jsonEvidenceOf(r *Report) *jsonEvidence {
@@ -95,7 +97,7 @@ func jsonEvidenceOf(r *Report) *jsonEvidence {
 		ev.DeclarationsFile = &savedDeclarations{Source: p.DeclarationsSource, Text: p.DeclarationsText}
 	}
 	for _, in := range r.Sources {
-		si := savedInput{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, Runs: nonNil(in.Runs)}
+		si := savedInput{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, Runs: nonNil(in.Runs), NotRecording: in.NotRecording}
 		if in.Err != nil {
 			msg := in.Err.Error()
 			si.Error = &msg
@@ -266,7 +268,7 @@ func (s *Saved) take(ev *jsonEvidence) error {
 			return fmt.Errorf("evidence.inputs[%d] has index %d: not a distinct position below total %d", i, si.Index, ev.Total)
 		}
 		seen[si.Index] = true
-		in := InputResult{Stats: si.Stats, Path: si.Path, Index: si.Index, Root: si.Root, Runs: si.Runs}
+		in := InputResult{Stats: si.Stats, Path: si.Path, Index: si.Index, Root: si.Root, Runs: si.Runs, NotRecording: si.NotRecording && si.Root != "" && len(si.Runs) == 0}
 		if si.Error != nil {
 			in.Err = errors.New(*si.Error)
 		}

@@ -22,6 +22,9 @@ func (r *Report) StderrLines(textOnStdout bool) []string {
 	if textOnStdout {
 		return out
 	}
+	for _, sk := range r.Skipped {
+		out = append(out, Sanitize("fpcheck: "+sk.Line()+"."))
+	}
 	s := r.Summarize()
 	line := fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), s.inputsAndRuns())
 	if damaged := r.damagedInputs(); len(damaged) > 0 {

@@ -148,6 +148,7 @@ func RenderText(w io.Writer, r *Report, o TextOptions) error {
 	}
 	t.line(0, styleBold, title)
 	textDeclarations(t, r)
+	textSkipped(t, r)
 	next := 0
 	for _, in := range r.Inputs {
 		t.blank()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -206,6 +207,10 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams, each func(re
 		if res.Path == "" {
 			res.Path = recs[i].path
 		}
+		// A directory holds more than recordings (a schema, notes): what
+		// a walk found that is no recording at all is skipped, while a
+		// file named itself, or a damaged recording, is still reported.
+		res.NotRecording = res.Root != "" && len(res.Runs) == 0 && errors.Is(res.Err, recording.ErrNotRecording)
 	}
 	if each != nil {
 		p.finished = inOrder(func(i int, res report.InputResult) {

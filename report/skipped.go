@@ -1,0 +1,37 @@
+package report
+
+import "strings"
+
+// skippedInput states a file a directory walk found that is not a
+// recording.
+func skippedInput(in InputResult) SkippedInput {
+	sk := SkippedInput{Path: in.Path, Why: "not an agentfootprint recording"}
+	if in.Stats != nil && in.Stats.Path != "" {
+		sk.Path = in.Stats.Path
+	}
+	if in.Err != nil {
+		// The error names the path first; the reason is what follows.
+		msg := in.Err.Error()
+		if i := strings.Index(msg, "not an agentfootprint recording"); i >= 0 {
+			msg = msg[i:]
+		}
+		sk.Why = msg
+	}
+	return sk
+}
+
+// SkippedLine words a skipped file in one line.
+func (s SkippedInput) Line() string {
+	return "SKIPPED " + displayPath(s.Path) + " — " + s.Why + "; found in a directory walk, so it is left out (name it itself to have it read)"
+}
+
+// textSkipped writes one line per skipped file.
+func textSkipped(t *textWriter, r *Report) {
+	if len(r.Skipped) == 0 {
+		return
+	}
+	t.blank()
+	for _, s := range r.Skipped {
+		t.line(0, styleDim, s.Line())
+	}
+}
