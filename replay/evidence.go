@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"fmt"
+
 	"github.com/fpcheck/fpcheck/checks"
 )
 
@@ -51,6 +53,27 @@ type Disposition struct {
 	Rows []checks.Row
 	// RowsMalformed is true when rows was present but not an array.
 	RowsMalformed bool
+	// Damage lists what makes the ledger unusable (a count that is not a
+	// count, a repeated key), in payload order; nil for a sound ledger.
+	// A damaged ledger's counts prove nothing, so its run is never green.
+	Damage []LedgerDamage `json:",omitempty"`
+}
+
+// LedgerDamage is one unusable part of a disposition event.
+type LedgerDamage struct {
+	Line  int64  // the disposition event's line; 0 when not known
+	Field string // "payload.rows[2].findings"
+	// Problem completes a sentence about the field: `is "6", not a count …`.
+	Problem string
+}
+
+// String states the damage as one sentence fragment.
+func (d LedgerDamage) String() string {
+	s := d.Field + " " + d.Problem
+	if d.Line > 0 {
+		s = fmt.Sprintf("line %d: %s", d.Line, s)
+	}
+	return s
 }
 
 // CheckKey is how rows and reasons are keyed: "kind@seam".

@@ -3,7 +3,10 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
@@ -28,6 +31,9 @@ func Recorded(events []recording.Event) *Evidence {
 		case recording.TypeDisposition:
 			ev.IntegrityEvents++
 			ev.Disposition = recordedDisposition(e.Payload)
+			for j := range ev.Disposition.Damage {
+				ev.Disposition.Damage[j].Line = e.Line
+			}
 		}
 	}
 	Locate(events, ev.Findings)
@@ -121,6 +127,9 @@ func recordedWitness(raw json.RawMessage) checks.Witness {
 func recordedDisposition(payload json.RawMessage) *Disposition {
 	p := recObject(payload)
 	d := &Disposition{Posture: "unknown", WorkExisted: recTrue(p["workExisted"])}
+	for _, k := range repeatedKeys(payload, "posture", "workExisted", "rows") {
+		d.Damage = append(d.Damage, LedgerDamage{Field: "payload." + k, Problem: "is repeated, so which value the producer meant is unknown"})
+	}
 	if s, ok := recStringOK(p["posture"]); ok {
 		d.Posture = s
 	}
@@ -134,14 +143,19 @@ func recordedDisposition(payload json.RawMessage) *Disposition {
 		return d
 	}
 	d.Rows = make([]checks.Row, 0, len(items))
-	for _, item := range items {
+	for i, item := range items {
 		// An item that is not an object names no check: counting it as a
 		// row would invent a registered check that never ran. The loader
 		// reports the wrong type.
 		if recKind(item) != '{' {
 			continue
 		}
-		d.Rows = append(d.Rows, recordedRow(item))
+		row, damage := recordedRow(item)
+		for _, dm := range damage {
+			dm.Field = fmt.Sprintf("payload.rows[%d].%s", i, dm.Field)
+			d.Damage = append(d.Damage, dm)
+		}
+		d.Rows = append(d.Rows, row)
 	}
 	if len(items) > 0 && len(d.Rows) == 0 {
 		d.Rows, d.RowsMalformed = nil, true
@@ -149,24 +163,50 @@ func recordedDisposition(payload json.RawMessage) *Disposition {
 	return d
 }
 
-// recordedRow reads one ledger row leniently: a counter that is not a finite number
-// counts 0, as in the reference reader; lastFiredAt is kept only when it is a
-// number.
-func recordedRow(raw json.RawMessage) checks.Row {
+// rowCounters are the counting fields of a ledger row, in the order a
+// damaged row names them.
+var rowCounters = []string{"checked", "findings", "notApplicable", "unreachable", "synthetic"}
+
+// recordedRow reads one ledger row. A counter the row does not carry counts
+// 0, as in the reference reader. A counter it carries must be a count (a
+// non-negative whole number the producer could have counted exactly), and
+// no field may be repeated: read leniently, a damaged count such as -6 or
+// "6" would read as 0, and a ledger that counted six failing encounters
+// would pass for one that counted none. Such a row is returned with the
+// damage, each naming its field, and the run's ledger is unusable.
+// lastFiredAt is kept only when it is a number.
+func recordedRow(raw json.RawMessage) (checks.Row, []LedgerDamage) {
 	o := recObject(raw)
+	var damage []LedgerDamage
+	for _, k := range repeatedKeys(raw, append([]string{"check", "seam", "lastFiredAt"}, rowCounters...)...) {
+		damage = append(damage, LedgerDamage{Field: k, Problem: "is repeated, so which value the producer meant is unknown"})
+	}
+	var counts [5]int64
+	for i, name := range rowCounters {
+		v, present := o[name]
+		if !present {
+			continue
+		}
+		n, why := strictCount(v)
+		if why != "" {
+			damage = append(damage, LedgerDamage{Field: name, Problem: why})
+			continue
+		}
+		counts[i] = n
+	}
 	r := checks.Row{
 		Check:         recString(o["check"]),
 		Seam:          recString(o["seam"]),
-		Checked:       recCounter(o["checked"]),
-		Findings:      recCounter(o["findings"]),
-		NotApplicable: recCounter(o["notApplicable"]),
-		Unreachable:   recCounter(o["unreachable"]),
-		Synthetic:     recCounter(o["synthetic"]),
+		Checked:       counts[0],
+		Findings:      counts[1],
+		NotApplicable: counts[2],
+		Unreachable:   counts[3],
+		Synthetic:     counts[4],
 	}
 	if v, ok := recNumber(o["lastFiredAt"]); ok {
 		r.LastFiredAt = &v
 	}
-	return r
+	return r, damage
 }
 
 // recObject decodes raw as a JSON object; anything else reads as an empty one.
@@ -257,19 +297,149 @@ func recFloatInt(v float64) *int64 {
 // (Number.MAX_SAFE_INTEGER); a larger or negative value is no count at all.
 const maxCounter = 1<<53 - 1
 
-// recCounter reads a ledger counter; anything that is not a usable count
-// (not a number, negative, or beyond what the producer could have counted)
-// counts 0, and a fractional count is cut to its whole part.
-func recCounter(raw json.RawMessage) int64 {
-	v, ok := recNumber(raw)
+// strictCount reads a ledger counter. It returns why the value is not a
+// count, or "" with the count. The number is read from its text, never
+// through a float: 9007199254740993 and 6.0000000000000001 must not round
+// into counts they are not, and an exponent of a billion must cost nothing.
+func strictCount(raw json.RawMessage) (int64, string) {
+	const notCount = "is %s, not a count (a whole number from 0 to 9007199254740991)"
+	text := bytes.TrimSpace(raw)
+	if k := recKind(text); k != '-' && (k < '0' || k > '9') {
+		return 0, fmt.Sprintf(notCount, quoteJSON(text))
+	}
+	neg, digits, exp, ok := splitNumber(text)
 	if !ok {
-		return 0
+		return 0, fmt.Sprintf(notCount, quoteJSON(text))
 	}
-	v = math.Trunc(v)
-	if v < 0 || v > maxCounter {
-		return 0
+	// digits × 10^exp, with digits free of leading and trailing zeros.
+	digits = bytes.TrimLeft(digits, "0")
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
 	}
-	return int64(v)
+	if len(digits) == 0 {
+		return 0, ""
+	}
+	switch {
+	case neg:
+		return 0, fmt.Sprintf(notCount, quoteJSON(text)) + ": it is negative"
+	case exp < 0:
+		return 0, fmt.Sprintf(notCount, quoteJSON(text)) + ": it is a fraction"
+	case int64(len(digits))+exp > 16:
+		return 0, fmt.Sprintf(notCount, quoteJSON(text)) + ": it is beyond what a producer can count exactly"
+	}
+	var n int64
+	for _, c := range digits {
+		n = n*10 + int64(c-'0')
+	}
+	for ; exp > 0; exp-- {
+		n *= 10
+	}
+	if n > maxCounter {
+		return 0, fmt.Sprintf(notCount, quoteJSON(text)) + ": it is beyond what a producer can count exactly"
+	}
+	return n, ""
+}
+
+// splitNumber splits a JSON number into its sign, its significant digits
+// (integer and fraction parts joined) and the power of ten they are
+// scaled by. An exponent too large to matter is clamped, which keeps its
+// sign and so its meaning (huge, or a fraction).
+func splitNumber(text []byte) (neg bool, digits []byte, exp int64, ok bool) {
+	i := 0
+	if i < len(text) && text[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return false, nil, 0, false
+	}
+	digits = append(digits, text[start:i]...)
+	if i < len(text) && text[i] == '.' {
+		i++
+		fs := i
+		for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+			i++
+		}
+		if i == fs {
+			return false, nil, 0, false
+		}
+		digits = append(digits, text[fs:i]...)
+		exp -= int64(i - fs)
+	}
+	if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(text) && (text[i] == '+' || text[i] == '-') {
+			eneg = text[i] == '-'
+			i++
+		}
+		es := i
+		var e int64
+		for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+			if e < 1<<40 {
+				e = e*10 + int64(text[i]-'0')
+			}
+			i++
+		}
+		if i == es {
+			return false, nil, 0, false
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	return neg, digits, exp, i == len(text)
+}
+
+// quoteJSON shows a recorded JSON value in a message as it was written,
+// shortened when long. Renderers escape what a terminal must not see.
+func quoteJSON(text []byte) string {
+	const most = 40
+	if len(text) > most {
+		return strings.ToValidUTF8(string(text[:most]), "\ufffd") + "…"
+	}
+	return strings.ToValidUTF8(string(text), "\ufffd")
+}
+
+// repeatedKeys names the keys among names that the JSON object obj holds
+// more than once, each once, in the order of names. A value that is not
+// an object has no keys.
+func repeatedKeys(obj json.RawMessage, names ...string) []string {
+	if recKind(obj) != '{' {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return nil
+	}
+	seen := make(map[string]int, len(names))
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := t.(string)
+		if slices.Contains(names, key) {
+			seen[key]++
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if seen[n] > 1 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // recKind returns the first significant byte of a JSON value, or 0.

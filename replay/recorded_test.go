@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -143,11 +144,15 @@ func TestRecordedDisposition(t *testing.T) {
 			want:    &Disposition{Posture: "unknown", RowsMalformed: true},
 		},
 		{
-			name:    "rows read leniently",
+			name:    "damaged counts count 0 and make the ledger unusable",
 			payload: `{"rows":[7,{"check":1,"seam":"wire","checked":"3","findings":2.9,"notApplicable":null,"unreachable":1e400,"synthetic":-1,"lastFiredAt":"now"}]}`,
-			// 7 names no check and is no row; -1 and 1e400 are no counts.
-			want: &Disposition{Posture: "unknown", Rows: []checks.Row{
-				{Seam: "wire", Findings: 2},
+			// 7 names no check and is no row.
+			want: &Disposition{Posture: "unknown", Rows: []checks.Row{{Seam: "wire"}}, Damage: []LedgerDamage{
+				{Field: "payload.rows[1].checked", Problem: `is "3", not a count (a whole number from 0 to 9007199254740991)`},
+				{Field: "payload.rows[1].findings", Problem: `is 2.9, not a count (a whole number from 0 to 9007199254740991): it is a fraction`},
+				{Field: "payload.rows[1].notApplicable", Problem: `is null, not a count (a whole number from 0 to 9007199254740991)`},
+				{Field: "payload.rows[1].unreachable", Problem: `is 1e400, not a count (a whole number from 0 to 9007199254740991): it is beyond what a producer can count exactly`},
+				{Field: "payload.rows[1].synthetic", Problem: `is -1, not a count (a whole number from 0 to 9007199254740991): it is negative`},
 			}},
 		},
 		{
@@ -156,9 +161,16 @@ func TestRecordedDisposition(t *testing.T) {
 			want:    &Disposition{Posture: "unknown", RowsMalformed: true},
 		},
 		{
-			name:    "an absurd counter is no count",
-			payload: `{"rows":[{"check":"x","seam":"wire","notApplicable":1e308,"checked":9007199254740991}]}`,
-			want:    &Disposition{Posture: "unknown", Rows: []checks.Row{{Check: "x", Seam: "wire", Checked: 9007199254740991}}},
+			name:    "the largest exact count is a count",
+			payload: `{"rows":[{"check":"x","seam":"wire","checked":9007199254740991,"findings":6e0,"notApplicable":0.0,"unreachable":-0,"synthetic":1.5E1}]}`,
+			want:    &Disposition{Posture: "unknown", Rows: []checks.Row{{Check: "x", Seam: "wire", Checked: 9007199254740991, Findings: 6, Synthetic: 15}}},
+		},
+		{
+			name:    "repeated ledger keys",
+			payload: `{"posture":"observe","rows":[{"check":"x","seam":"wire","checked":1,"findings":6,"findings":0}],"rows":[]}`,
+			want: &Disposition{Posture: "observe", Rows: []checks.Row{}, Damage: []LedgerDamage{
+				{Field: "payload.rows", Problem: "is repeated, so which value the producer meant is unknown"},
+			}},
 		},
 		{
 			name:    "payload not an object",
@@ -173,6 +185,66 @@ func TestRecordedDisposition(t *testing.T) {
 				t.Errorf("disposition mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestStrictLedgerCounts holds every spelling of a findings count that is
+// not a count: read leniently, each read as 0 and turned a run whose
+// finding was lost into a green one.
+func TestStrictLedgerCounts(t *testing.T) {
+	tests := []struct {
+		value string
+		why   string // "" for a count
+		want  int64
+	}{
+		{"6", "", 6},
+		{"0", "", 0},
+		{"6.0", "", 6},
+		{"6e0", "", 6},
+		{"60e-1", "", 6},
+		{"9007199254740991", "", 9007199254740991},
+		{"-6", "negative", 0},
+		{"9007199254740992", "beyond", 0},
+		{"9007199254740993", "beyond", 0},
+		{"1e21", "beyond", 0},
+		{"1e999999999999999999999", "beyond", 0},
+		{"1234567890123456789012345678901", "beyond", 0},
+		{`"6"`, "not a count", 0},
+		{"6.5", "fraction", 0},
+		{"6.0000000000000001", "fraction", 0},
+		{"6e-999999999999", "fraction", 0},
+		{"true", "not a count", 0},
+		{"null", "not a count", 0},
+		{"[6]", "not a count", 0},
+		{`{"n":6}`, "not a count", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			payload := `{"rows":[{"check":"dangling-reference","seam":"compose","checked":6,"findings":` + tt.value + `}]}`
+			ev := Recorded([]recording.Event{{Type: recording.TypeDisposition, Payload: json.RawMessage(payload), Line: 12}})
+			d := ev.Disposition
+			if got := d.Rows[0].Findings; got != tt.want {
+				t.Errorf("findings = %d, want %d", got, tt.want)
+			}
+			if tt.why == "" {
+				if len(d.Damage) != 0 {
+					t.Errorf("a count read as damage: %v", d.Damage)
+				}
+				return
+			}
+			if len(d.Damage) != 1 {
+				t.Fatalf("damage = %v, want one", d.Damage)
+			}
+			got := d.Damage[0].String()
+			if !strings.HasPrefix(got, "line 12: payload.rows[0].findings is ") || !strings.Contains(got, tt.why) {
+				t.Errorf("damage = %q, want line, field and %q", got, tt.why)
+			}
+		})
+	}
+	repeated := `{"rows":[{"check":"c","seam":"s","checked":6,"findings":6,"findings":0}]}`
+	d := Recorded([]recording.Event{{Type: recording.TypeDisposition, Payload: json.RawMessage(repeated), Line: 3}}).Disposition
+	if len(d.Damage) != 1 || d.Damage[0].String() != "line 3: payload.rows[0].findings is repeated, so which value the producer meant is unknown" {
+		t.Errorf("repeated key: damage = %v", d.Damage)
 	}
 }
 

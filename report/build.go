@@ -35,7 +35,7 @@ func Build(inputs []InputResult, opts Options) *Report {
 			if rr.Input == "" {
 				rr.Input = input.Path
 			}
-			rr.Damage = append(inputDamage(in.Stats, rr), rr.Damage...)
+			rr.Damage = append(append(inputDamage(in.Stats, rr), rr.Damage...), ledgerDamage(rr.Recorded)...)
 			r.Runs = append(r.Runs, buildRun(rr, input, opts))
 		}
 		r.Inputs = append(r.Inputs, input)

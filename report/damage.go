@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
 )
 
 // damageOrder is the order a run's damage is stated in: what the reader
@@ -71,6 +72,25 @@ func inputDamage(st *recording.Stats, rr RunResult) []Damage {
 	}
 	if rr.HeadMissing && !slices.ContainsFunc(out, func(d Damage) bool { return d.Cause == DamageCappedHead }) {
 		out = append(out, Damage{Cause: DamageCappedHead, Charged: true})
+	}
+	return out
+}
+
+// ledgerDamage is the damage the recorded ledger itself carries: counts
+// that are no counts and repeated keys (replay.LedgerDamage), each charged
+// to the run at the disposition's line. A ledger read leniently would have
+// taken them for 0, and a lost finding for none.
+func ledgerDamage(ev *replay.Evidence) []Damage {
+	if ev == nil || ev.Disposition == nil {
+		return nil
+	}
+	var out []Damage
+	for _, d := range ev.Disposition.Damage {
+		dm := Damage{Cause: DamageLedgerCount, Charged: true, Detail: d.Field + " " + d.Problem}
+		if d.Line > 0 {
+			dm.Lines = []int64{d.Line}
+		}
+		out = append(out, dm)
 	}
 	return out
 }
@@ -152,10 +172,14 @@ func damagePhrase(d Damage) string {
 		}
 		return "the run starts without its head (its first event is neither run_configured nor turn_start): the run_configured manifest, and any finding filed before the cut, may have been lost"
 	case DamageLedgerCount:
-		if d.Detail != "" {
-			return "a ledger count is unusable: " + d.Detail
+		s := "a ledger count is unusable"
+		if len(d.Lines) > 0 {
+			s += " (" + lineList(d.Lines, int64(len(d.Lines))) + ")"
 		}
-		return "a ledger count is unusable"
+		if d.Detail != "" {
+			s += ": " + d.Detail
+		}
+		return s
 	case DamageLostFinding:
 		return d.Detail
 	}
