@@ -50,6 +50,9 @@ type decodeNotes struct {
 	// left zero ("meta.runId", "meta", "payload", "payload.iteration",
 	// "payload.rows[].checked").
 	WrongTypes []string
+	// InvalidRunID is true when meta.runId is not valid text (invalid
+	// UTF-8, a lone surrogate): the run is keyed by its exact bytes.
+	InvalidRunID bool
 }
 
 // notEventError is bytes that are JSON but not an event object, or not JSON.

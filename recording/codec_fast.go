@@ -123,6 +123,7 @@ func (d *eventDecoder) decode(data []byte, r *decodedEvent) {
 		if ev, ok := d.fast(data, &r.notes); ok {
 			r.ev = ev
 			r.invalidUTF8 = !jsonfast.ValidUTF8(data)
+			r.exactRunID(data)
 			return
 		}
 		r.notes = decodeNotes{}
@@ -134,11 +135,20 @@ func (d *eventDecoder) decode(data []byte, r *decodedEvent) {
 	}
 	r.ev = ev
 	r.invalidUTF8 = !jsonfast.ValidUTF8(data)
+	r.exactRunID(data)
 	// The fast path takes no line with a repeated key; this is where one
 	// is counted. Keys are matched as encoding/json matches them, without
 	// regard to ASCII case, so "Type" after "type" is a repeat too.
 	if kc, err := countEnvelopeKeys(data); err == nil && kc.repeats() {
 		r.dups = &kc
+	}
+}
+
+// exactRunID keys the event by its run id's exact bytes (see runid.go).
+func (r *decodedEvent) exactRunID(data []byte) {
+	if id := exactRunID(data, r.ev.Meta.RunID); id != r.ev.Meta.RunID {
+		r.ev.Meta.RunID = id
+		r.notes.InvalidRunID = !utf8.ValidString(id)
 	}
 }
 

@@ -292,6 +292,9 @@ func (l *loader) account(r *decodedEvent, w where) (bool, error) {
 	if r.dups != nil {
 		l.reportDuplicateKeys(*r.dups, w, &r.ev)
 	}
+	if id := r.ev.Meta.RunID; r.notes.InvalidRunID && l.split.live[id] == nil && l.split.segments[id] == 0 {
+		l.probs.add("invalid run id", w.line, fmt.Sprintf("%s: meta.runId %s is not valid text (invalid UTF-8 or a lone surrogate); runs are told apart by its exact bytes, so ids that only look alike are different runs", w, quoteName(id)))
+	}
 	for _, f := range r.notes.WrongTypes {
 		l.stats.WrongTypes[f]++
 		l.probs.add("wrong type", w.line, fmt.Sprintf("%s: %s has the wrong JSON type for %s; read as absent", w, f, quoteName(r.ev.Type)))
