@@ -160,10 +160,7 @@ func (b *Baseline) Encode(w io.Writer) error {
 	}
 	sortEntries(entries)
 	v := BaselineVersion
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(baselineFile{Version: &v, Entries: &entries})
+	return encodeJSON(w, baselineFile{Version: &v, Entries: &entries})
 }
 
 func sortEntries(es []BaselineEntry) {

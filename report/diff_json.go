@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 )
 
@@ -127,10 +126,7 @@ type jsonRegression struct {
 // RenderDiffJSON writes the diff as versioned JSON ("report": "diff"):
 // deterministic bytes, two-space indent, no HTML escaping, a final newline.
 func RenderDiffJSON(w io.Writer, d *Diff) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(jsonDiffOf(d))
+	return encodeJSON(w, jsonDiffOf(d))
 }
 
 // jsonDiffOf is the diff's JSON document.

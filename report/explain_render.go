@@ -371,8 +371,5 @@ func RenderExplainJSON(w io.Writer, x *Explanation) error {
 		}
 		out.Grounds = append(out.Grounds, jg)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return encodeJSON(w, out)
 }

@@ -327,10 +327,7 @@ func RenderJSON(w io.Writer, r *Report) error {
 	for _, c := range r.Conversations {
 		out.Conversations = append(out.Conversations, jsonConversation{SessionID: c.SessionID, Runs: nonNil(c.RunIDs)})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return encodeJSON(w, out)
 }
 
 func jsonOptionsOf(o Options) jsonOptions {

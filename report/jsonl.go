@@ -54,8 +54,7 @@ type JSONLWriter struct {
 // NewJSONLWriter writes lines judged with opts to w, one Write per input.
 func NewJSONLWriter(w io.Writer, opts Options) *JSONLWriter {
 	j := &JSONLWriter{w: w, opts: opts}
-	j.enc = json.NewEncoder(&j.buf)
-	j.enc.SetEscapeHTML(false)
+	j.enc = newJSONEncoder(&j.buf)
 	return j
 }
 
@@ -143,8 +142,7 @@ type jsonlDiffSummary struct {
 // code.
 func RenderDiffJSONL(w io.Writer, d *Diff) error {
 	doc := jsonDiffOf(d)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	enc := newJSONEncoder(w)
 	for _, in := range doc.Inputs {
 		for _, rd := range in.Runs {
 			if err := enc.Encode(jsonlRunDiff{Type: "run", Name: in.Name, jsonRunDiff: rd}); err != nil {

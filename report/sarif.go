@@ -3,7 +3,6 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -394,10 +393,7 @@ func (b *sarifBuilder) write(w io.Writer, exitCode int, unreadable bool, props m
 			Properties: props,
 		}},
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	return encodeJSON(w, log)
 }
 
 func (b *sarifBuilder) version() string {
