@@ -384,20 +384,38 @@ func collectFindings(recorded, replayed *replay.Evidence) []Finding {
 // linkRuns finds runs split across inputs and groups runs by session into
 // conversations, turns in report order.
 func linkRuns(r *Report) {
+	// One list of inputs per run id, shared by its runs: a run id in
+	// thousands of inputs must not give each of its runs a list of all
+	// the others, which would make the report quadratic in the inputs.
 	inputsOf := map[string][]string{}
+	type idInput struct{ id, input string }
+	seen := map[idInput]bool{}
 	for _, run := range r.Runs {
-		if !slices.Contains(inputsOf[run.RunID], run.Input) {
+		if k := (idInput{run.RunID, run.Input}); !seen[k] {
+			seen[k] = true
 			inputsOf[run.RunID] = append(inputsOf[run.RunID], run.Input)
 		}
+	}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		others := inputsOf[run.RunID]
+		if len(others) < 2 {
+			continue
+		}
+		for _, in := range others {
+			if in == run.Input {
+				continue
+			}
+			if len(run.AlsoIn) == alsoInListed {
+				break
+			}
+			run.AlsoIn = append(run.AlsoIn, in)
+		}
+		run.AlsoInMore = len(others) - 1 - len(run.AlsoIn)
 	}
 	bySession := map[string]int{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		for _, in := range inputsOf[run.RunID] {
-			if in != run.Input {
-				run.AlsoIn = append(run.AlsoIn, in)
-			}
-		}
 		if run.SessionID == "" {
 			continue
 		}
@@ -417,6 +435,9 @@ func linkRuns(r *Report) {
 		}
 	}
 }
+
+// alsoInListed is how many other inputs of a split run are named.
+const alsoInListed = 3
 
 func rowKey(check, seam string) string {
 	if check == "" {

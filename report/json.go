@@ -115,6 +115,7 @@ type jsonRun struct {
 	Turn            *int          `json:"turn"`
 	Turns           *int          `json:"turns"`
 	AlsoIn          []string      `json:"alsoIn"`
+	AlsoInMore      int           `json:"alsoInMore,omitempty"`
 	Defects         int           `json:"defects"`
 	Advisories      int           `json:"advisories"`
 	Drift           *int          `json:"drift,omitempty"`
@@ -389,6 +390,7 @@ func jsonRunOf(r *Report, run Run) jsonRun {
 		Verdict:     run.Verdict,
 		FirstLine:   run.FirstLine,
 		AlsoIn:      nonNil(run.AlsoIn),
+		AlsoInMore:  run.AlsoInMore,
 		Defects:     run.Defects,
 		Advisories:  run.Advisories,
 		Matching:    run.Matching,

@@ -249,8 +249,10 @@ type Run struct {
 	// when the run names no session.
 	Turn, Turns int
 	// AlsoIn names other inputs carrying events of the same run id (a run
-	// split across files, for example by rotation).
-	AlsoIn []string
+	// split across files, for example by rotation), at most alsoInListed
+	// of them in input order; AlsoInMore counts the others.
+	AlsoIn     []string
+	AlsoInMore int
 
 	Recorded Side
 	// Replayed is nil until a replay produced evidence for the run.

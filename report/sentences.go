@@ -438,7 +438,11 @@ func runNotes(run *Run) []string {
 		notes = append(notes, "⚠ Evidence damaged: "+damageText(run)+".")
 	}
 	if len(run.AlsoIn) > 0 {
-		notes = append(notes, fmt.Sprintf("⚠ Events of this run id also appear in %s: the run is split across inputs, and each part is judged on its own.", strings.Join(run.AlsoIn, ", ")))
+		where := strings.Join(run.AlsoIn, ", ")
+		if run.AlsoInMore > 0 {
+			where += fmt.Sprintf(" and %s", count(run.AlsoInMore, "more input", "more inputs"))
+		}
+		notes = append(notes, fmt.Sprintf("⚠ Events of this run id also appear in %s: the run is split across inputs, and each part is judged on its own.", where))
 	}
 	if rec.Synthetic > 0 {
 		notes = append(notes, fmt.Sprintf("%s quarantined: listed with a SYNTHETIC mark and never counted. A canary proves a check still catches its own defect; it is not a defect of this run.",
