@@ -169,10 +169,9 @@ func (e *DeclarationError) Error() string {
 // honour is refused with a *DeclarationError naming the line, the field and
 // the fix. Empty input declares nothing.
 func ParseDeclarations(name string, data []byte) (*Declarations, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &DeclarationError{Source: name, Line: yamlErrorLine(err.Error()),
-			Message: fmt.Sprintf("the declarations are neither valid YAML nor valid JSON (%s); fix the syntax there", strings.TrimPrefix(err.Error(), "yaml: "))}
+	doc, err := readDeclDocument(name, data)
+	if err != nil {
+		return nil, err
 	}
 	p := &declParser{source: name}
 	d := &Declarations{Source: name}
@@ -186,7 +185,7 @@ func ParseDeclarations(name string, data []byte) (*Declarations, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, p.fail(root, "", "", "the declarations must be a mapping with the keys tools, claims, maps, dials and posture; wrap them in one")
 	}
-	err := p.eachKey(root, "", "", "the top level", []string{"tools", "claims", "maps", "dials", "posture"}, func(key string, k, v *yaml.Node) error {
+	err = p.eachKey(root, "", "", "the top level", []string{"tools", "claims", "maps", "dials", "posture"}, func(key string, k, v *yaml.Node) error {
 		switch key {
 		case "tools":
 			return p.tools(d, v)
@@ -226,6 +225,8 @@ func yamlErrorLine(msg string) int {
 
 type declParser struct {
 	source string
+	// entries counts the keys and list items read (see spend).
+	entries int
 }
 
 func (p *declParser) fail(n *yaml.Node, tool, field, format string, args ...any) error {
@@ -252,6 +253,9 @@ func isNull(n *yaml.Node) bool {
 // eachKey walks a mapping in source order, refusing duplicate and unknown
 // keys. allowed nil accepts any key (a map of names).
 func (p *declParser) eachKey(m *yaml.Node, tool, field, what string, allowed []string, fn func(key string, k, v *yaml.Node) error) error {
+	if err := p.spend(m, len(m.Content)/2); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := p.deref(m.Content[i]), p.deref(m.Content[i+1])
@@ -316,13 +320,20 @@ func (p *declParser) names(n *yaml.Node, tool, field, what, fixEmpty string) ([]
 	if len(n.Content) == 0 {
 		return nil, p.fail(n, tool, field, "%s names nothing; %s", what, fixEmpty)
 	}
+	if err := p.spend(n, len(n.Content)); err != nil {
+		return nil, err
+	}
 	var out []string
+	// A set, not a search of out: a list of many names must not cost
+	// their square.
+	seen := make(map[string]bool, len(n.Content))
 	for i, c := range n.Content {
 		c = p.deref(c)
 		if c.Kind != yaml.ScalarNode || isNull(c) || strings.TrimSpace(c.Value) == "" {
 			return nil, p.fail(c, tool, field, "%s has a blank entry at position %d; write a tool name there or delete the entry", what, i+1)
 		}
-		if !contains(out, c.Value) {
+		if !seen[c.Value] {
+			seen[c.Value] = true
 			out = append(out, c.Value)
 		}
 	}
@@ -482,6 +493,10 @@ func (p *declParser) maps(d *Declarations, v *yaml.Node) error {
 	if v.Kind != yaml.SequenceNode {
 		return p.fail(v, "", "maps", "maps must be a list of { id, tools }; write - { id: billing, tools: [charge_card] }")
 	}
+	if err := p.spend(v, len(v.Content)); err != nil {
+		return err
+	}
+	ids := make(map[string]bool, len(v.Content))
 	for i, mv := range v.Content {
 		mv = p.deref(mv)
 		what := fmt.Sprintf("map #%d", i+1)
@@ -509,9 +524,10 @@ func (p *declParser) maps(d *Declarations, v *yaml.Node) error {
 			return p.fail(mv, "", "maps.id", "%s has no id; give it the id its .maps() plan uses (skill-map for a skill graph)", what)
 		}
 		what = fmt.Sprintf("map %q", m.ID)
-		if d.Map(m.ID) != nil {
+		if ids[m.ID] {
 			return p.fail(mv, "", "maps.id", "%s is declared twice; merge the two entries into one", what)
 		}
+		ids[m.ID] = true
 		if toolsNode == nil {
 			return p.fail(mv, "", "maps.tools", "%s lists no tools; list the tools it owns, or delete the map", what)
 		}

@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -126,6 +127,9 @@ func TestParseDeclarationsRefusals(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", "", "", 1, []string{"must be a mapping"}},
 		{"syntax error without a line", "tools: {a: [}\n", "", "", 0, []string{"neither valid YAML nor valid JSON"}},
 		{"syntax error with a line", "a:\n  b: c\n d: e\n", "", "", 2, []string{"neither valid YAML nor valid JSON"}},
+		{"a second document", "tools:\n  a: {}\n---\nposture: dev\n", "", "", 4, []string{"second YAML document", "merge the two"}},
+		{"alias amplification", aliasBomb(), "", "", 2, []string{"more than 1000000 entries", "alias"}},
+		{"JSON with a long key, refused by line", "{\n  \"tools\": {\n    \"" + strings.Repeat("t", 2000) + "\": {\"argumentFrom\": [\"x\"]}\n  }\n}\n", strings.Repeat("t", 2000), "argumentFrom", 3, []string{`unknown key "argumentFrom"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,6 +154,55 @@ func TestParseDeclarationsRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// aliasBomb is some 40 KB of YAML whose aliases expand to two million
+// names: a thousand tools each ground on one list of 2,000 names.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("tools:\n  t0: {argumentsFrom: &grounds [" + strings.ReplaceAll(manyNames(2000), "t", "g") + "]}\n")
+	for i := 1; i < 1000; i++ {
+		fmt.Fprintf(&b, "  t%d: {argumentsFrom: *grounds}\n", i)
+	}
+	return b.String()
+}
+
+// TestParseDeclarationsAcceptsJSONAndYAMLEdges: what the YAML parser alone
+// refused or ignored.
+func TestParseDeclarationsAcceptsJSONAndYAMLEdges(t *testing.T) {
+	long := strings.Repeat("very_long_tool_name_", 60) // 1,200 characters
+	tests := []struct {
+		name, in string
+		tools    []string
+	}{
+		{"JSON key longer than 1,024 characters", `{"tools": {"` + long + `": {"argumentsFrom": ["fleet_report"]}}}`, []string{long}},
+		{"an empty second document", "tools:\n  a: {}\n---\n", []string{"a"}},
+		{"a document end marker", "tools:\n  a: {}\n...\n", []string{"a"}},
+		{"many distinct names", "tools:\n  a: {argumentsFrom: [" + manyNames(50000) + "]}\n", []string{"a"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := ParseDeclarations("decl", []byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range d.Tools {
+				names = append(names, tool.Name)
+			}
+			if strings.Join(names, ",") != strings.Join(tc.tools, ",") {
+				t.Errorf("tools %q, want %q", names, tc.tools)
+			}
+		})
+	}
+}
+
+func manyNames(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("t%d", i)
+	}
+	return strings.Join(names, ", ")
 }
 
 func TestFromRecording(t *testing.T) {

@@ -162,15 +162,22 @@ func analyzeRun(o *AnalyzeOptions) error {
 	if err := acceptBaseline(&opts, o.Baseline); err != nil {
 		return err
 	}
-	if err := checkWritable(specs); err != nil {
-		return err
-	}
 	shard, err := parseShard(o.Shard)
 	if err != nil {
 		return err
 	}
 	entries, err := expandEntries(o.Inputs, o.IO, false, o.Load.MaxDecompressedBytes)
 	if err != nil {
+		return err
+	}
+	outputs := outputsOf(specs)
+	if o.WriteBaseline != "" {
+		outputs = append(outputs, written{"--write-baseline", o.WriteBaseline})
+	}
+	if err := refuseOverwrite(outputs, entryPaths(entries), o.Load.Declarations); err != nil {
+		return err
+	}
+	if err := checkWritable(specs); err != nil {
 		return err
 	}
 	var mine []entry

@@ -155,7 +155,7 @@ func acceptBaseline(opts *report.Options, path string) error {
 }
 
 func loadBaseline(path string) (*report.Baseline, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSmallFile(path, "baseline")
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -156,6 +157,12 @@ func diffRun(o *DiffOptions) error {
 		AllowUnmeasured: o.Allow,
 	}
 	if err := acceptBaseline(&opts, o.Baseline); err != nil {
+		return err
+	}
+	// The sides are expanded again when they load; an error there is
+	// theirs to report.
+	inputs, _ := recording.Expand([]string{o.Base, o.Head})
+	if err := refuseOverwrite(outputsOf(specs), inputs, o.Load.Declarations, o.BaseDeclarations); err != nil {
 		return err
 	}
 	if err := checkWritable(specs); err != nil {

@@ -152,11 +152,14 @@ func mergeRun(o *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkWritable(specs); err != nil {
-		return err
-	}
 	entries, err := expandEntries(o.Inputs, o.IO, true, o.Load.MaxDecompressedBytes)
 	if err != nil {
+		return err
+	}
+	if err := refuseOverwrite(outputsOf(specs), entryPaths(entries), o.Load.Declarations); err != nil {
+		return err
+	}
+	if err := checkWritable(specs); err != nil {
 		return err
 	}
 	j, err := loadEntries(entries, o.Load, o.IO, nil)

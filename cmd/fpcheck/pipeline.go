@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -67,6 +66,9 @@ func newPipeline(o loadOptions) (*pipeline, error) {
 	if o.Posture != "" && o.Posture != "observe" && o.Posture != "dev" {
 		return nil, flagErrorf("--posture must be observe or dev, not %q", o.Posture)
 	}
+	if err := o.validateLimits(); err != nil {
+		return nil, err
+	}
 	var err error
 	if p.decls, p.declNames, p.declText, err = readDeclarations(o.Declarations); err != nil {
 		return nil, err
@@ -85,7 +87,7 @@ func readDeclarations(path string) (*checks.Declarations, []checks.NamedTool, st
 	if path == "" {
 		return nil, nil, "", nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSmallFile(path, "declarations file")
 	if err != nil {
 		return nil, nil, "", &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
 	}
@@ -94,6 +96,29 @@ func readDeclarations(path string) (*checks.Declarations, []checks.NamedTool, st
 		return nil, nil, "", err
 	}
 	return d, checks.PlaceToolNames(d.ToolNames(), data), string(data), nil
+}
+
+// validateLimits refuses a negative limit: 0 means the default, and a
+// negative one read as the default too would raise a limit the user meant
+// to lower.
+func (o loadOptions) validateLimits() error {
+	for _, l := range []struct {
+		flag string
+		v    int64
+	}{
+		{"--max-line-bytes", o.MaxLineBytes},
+		{"--max-decompressed-bytes", o.MaxDecompressedBytes},
+		{"--max-events-per-run", int64(o.MaxEventsPerRun)},
+		{"--max-nesting", int64(o.MaxNesting)},
+	} {
+		if l.v < 0 {
+			return flagErrorf("%s must be 0 (the default) or more, not %d", l.flag, l.v)
+		}
+	}
+	if o.Jobs < 0 {
+		return flagErrorf("--jobs must be 0 (every CPU) or more, not %d", o.Jobs)
+	}
+	return nil
 }
 
 // posture is the flag's value, else the declarations file's, else observe.
