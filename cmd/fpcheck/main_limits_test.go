@@ -76,3 +76,74 @@ func TestDamagedLedgerCountIsNeverGreen(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageRefusals: mistakes that once read the wrong thing, or wrote
+// over the evidence, are usage errors (exit 2) naming the flag, and
+// nothing is written.
+func TestUsageRefusals(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "run.jsonl")
+	data, err := os.ReadFile(filepath.Join(corpusDir, "clean-armed", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	decl := filepath.Join(dir, "decl.yaml")
+	if err := os.WriteFile(decl, []byte("posture: observe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"--output over the input", []string{"analyze", "--output", "json=" + rec, rec}, "would overwrite the recording"},
+		{"--output over an input found in a directory", []string{"analyze", "--output", "json=" + filepath.Join(dir, ".", "run.jsonl"), dir}, "would overwrite the recording"},
+		{"--write-baseline over the input", []string{"analyze", "--write-baseline", rec, rec}, "--write-baseline"},
+		{"--write-baseline over the declarations", []string{"analyze", "--declarations", decl, "--write-baseline", decl, rec}, "would overwrite the declarations file"},
+		{"diff --output over the head", []string{"diff", "--output", "sarif=" + rec, rec, rec}, "would overwrite the recording"},
+		{"negative --max-line-bytes", []string{"analyze", "--max-line-bytes", "-1", rec}, "--max-line-bytes must be 0 (the default) or more, not -1"},
+		{"negative --max-events-per-run", []string{"analyze", "--max-events-per-run", "-5", rec}, "--max-events-per-run must be 0"},
+		{"negative --max-decompressed-bytes", []string{"diff", "--max-decompressed-bytes", "-1", rec, rec}, "--max-decompressed-bytes must be 0"},
+		{"negative --max-nesting", []string{"analyze", "--max-nesting", "-1", rec}, "--max-nesting must be 0"},
+		{"negative --jobs", []string{"analyze", "-j", "-2", rec}, "--jobs must be 0"},
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		tests = append(tests,
+			struct {
+				name string
+				args []string
+				says string
+			}{"--declarations /dev/zero", []string{"analyze", "--declarations", "/dev/zero", rec}, "longer than 16 MiB"},
+			struct {
+				name string
+				args []string
+				says string
+			}{"--baseline /dev/zero", []string{"analyze", "--baseline", "/dev/zero", rec}, "longer than 16 MiB"},
+		)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := run(t, nil, append([]string{"--color=never"}, tt.args...)...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", code, stderr)
+			}
+			if !strings.Contains(stderr, tt.says) {
+				t.Errorf("stderr %q does not say %q", stderr, tt.says)
+			}
+			if got, _ := os.ReadFile(rec); string(got) != string(data) {
+				t.Fatalf("the recording was overwritten")
+			}
+		})
+	}
+	// Refreshing a baseline in place stays allowed.
+	base := filepath.Join(dir, "baseline.json")
+	if code, _, stderr := run(t, nil, "analyze", "--write-baseline", base, rec); code > 1 {
+		t.Fatalf("writing a baseline: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "analyze", "--baseline", base, "--write-baseline", base, rec); code > 1 {
+		t.Errorf("refreshing a baseline in place: exit %d, %s", code, stderr)
+	}
+}
