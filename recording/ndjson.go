@@ -3,6 +3,7 @@ package recording
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -200,6 +201,14 @@ func decodeLine(d *eventDecoder, body []byte, nl bool, w where, r *lineResult) {
 		return
 	}
 	r.runID = salvageRunID(body)
+	if crSeparated(body) {
+		// Not a killed writer: a file whose lines end in CR alone reads
+		// as one long line, and saying "cut off" would send the reader
+		// looking for the wrong damage.
+		r.kind = lineMalformed
+		r.msg = fmt.Sprintf("%s: malformed: events separated by carriage returns alone (%d CR): NDJSON lines end in a newline, so none of them is read; convert the line endings (tr '\\r' '\\n') and read the file again", w, bytes.Count(body, []byte{'\r'}))
+		return
+	}
 	if !nl {
 		r.kind = lineCutOff
 		r.msg = fmt.Sprintf("%s: cut off mid-line (the writer was killed before it finished the line)", w)
@@ -215,6 +224,17 @@ func decodeLine(d *eventDecoder, body []byte, nl bool, w where, r *lineResult) {
 	default:
 		r.msg = fmt.Sprintf("%s: malformed: %v: %s", w, r.dec.err, snippet(body))
 	}
+}
+
+// crSeparated reports whether a line that is no event is events separated
+// by carriage returns: what comes before its first CR is a JSON object.
+func crSeparated(body []byte) bool {
+	i := bytes.IndexByte(body, '\r')
+	if i < 0 || i == len(bytes.TrimRight(body, "\r")) {
+		return false
+	}
+	first := bytes.TrimSpace(body[:i])
+	return len(first) > 0 && first[0] == '{' && json.Valid(first)
 }
 
 // applyLine counts one decoded line, in input order, and puts its event in
