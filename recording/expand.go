@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Expand turns CLI arguments (files, directories, "-") into the ordered
@@ -42,15 +43,27 @@ func Expand(args []string) ([]string, error) {
 	}
 	var out []string
 	seen := map[string]bool{}
+	// Files already kept, by size: a file named three ways (a.jsonl,
+	// ./sub/../a.jsonl, a link to it) is one input, read once.
+	bySize := map[int64][]os.FileInfo{}
 	add := func(p string) {
 		key := p
 		if p != "-" {
 			key = filepath.Clean(p)
 		}
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, p)
+		if seen[key] {
+			return
 		}
+		seen[key] = true
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			for _, prev := range bySize[fi.Size()] {
+				if os.SameFile(prev, fi) {
+					return
+				}
+			}
+			bySize[fi.Size()] = append(bySize[fi.Size()], fi)
+		}
+		out = append(out, p)
 	}
 	for _, arg := range args {
 		if arg == "-" {
@@ -88,9 +101,20 @@ func walkInputs(root string) ([]string, error) {
 	if err != nil {
 		return nil, &InputError{Path: root, Err: unwrapPathError(err)}
 	}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = walkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return &InputError{Path: p, Err: unwrapPathError(err)}
+			if p == root {
+				return &InputError{Path: p, Err: unwrapPathError(err)}
+			}
+			// One unreadable subdirectory or file must not cost the
+			// rest of the walk: it becomes an input of its own that
+			// fails to load with this error, and the others are read.
+			found = append(found, p)
+			noteWalked(p, walkedFile{err: unwrapPathError(err)})
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		name := d.Name()
 		if d.IsDir() {
@@ -114,12 +138,14 @@ func walkInputs(root string) ([]string, error) {
 				return &InputError{Path: p, Err: errors.New(symlinkOutside)}
 			}
 		}
+		walked := walkedFile{root: realRoot, link: !d.Type().IsRegular()}
 		if strings.HasSuffix(name, ".1") {
 			if fi, err := os.Stat(strings.TrimSuffix(p, ".1")); err == nil && fi.Mode().IsRegular() {
 				return nil
 			}
 		}
 		found = append(found, p)
+		noteWalked(p, walked)
 		return nil
 	})
 	if err != nil {
@@ -130,6 +156,75 @@ func walkInputs(root string) ([]string, error) {
 		return nil, &InputError{Path: root, Err: fmt.Errorf("walking the directory: %w", err)}
 	}
 	return found, nil
+}
+
+// walkDir is filepath.WalkDir; tests replace it to make a subdirectory
+// unreadable, which a test running as root cannot do otherwise.
+var walkDir = filepath.WalkDir
+
+// walkedFile is what a directory walk found at a path, for the open that
+// comes later: by then the directory, which someone else may control, can
+// have changed.
+type walkedFile struct {
+	root string // the walked directory, resolved
+	link bool   // a symbolic link to a file inside root
+	err  error  // the walk could not read it
+}
+
+// walkedFiles holds what each walk found, by path. Expand fills it and
+// Load consults it, so a file named on the command line (never walked)
+// is opened as given.
+var walkedFiles = struct {
+	sync.Mutex
+	m map[string]walkedFile
+}{m: map[string]walkedFile{}}
+
+func noteWalked(p string, w walkedFile) {
+	walkedFiles.Lock()
+	walkedFiles.m[p] = w
+	walkedFiles.Unlock()
+}
+
+// recheckWalked checks a walked file again once it is open as f. A regular
+// file swapped for a symbolic link after the walk, or a link repointed
+// outside the directory, is refused: the walk's promise not to follow
+// links out of the directory holds at the open, not only at the walk.
+func recheckWalked(p string, f *os.File) error {
+	walkedFiles.Lock()
+	w, ok := walkedFiles.m[p]
+	walkedFiles.Unlock()
+	if !ok {
+		return nil
+	}
+	if w.err != nil {
+		return w.err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !w.link {
+		lfi, err := os.Lstat(p)
+		if err != nil || lfi.Mode()&fs.ModeSymlink != 0 || !os.SameFile(fi, lfi) {
+			return errors.New("changed between the directory walk and the open (it is now a symbolic link or another file); it was not read")
+		}
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil || !linkStaysInside(p, w.root) {
+		return errors.New(symlinkOutside)
+	}
+	if tfi, err := os.Stat(target); err != nil || !os.SameFile(fi, tfi) {
+		return errors.New(symlinkOutside)
+	}
+	return nil
+}
+
+// walkError is the error a walk met reading p, if it met one.
+func walkError(p string) error {
+	walkedFiles.Lock()
+	defer walkedFiles.Unlock()
+	return walkedFiles.m[p].err
 }
 
 // symlinkOutside refuses a link that leads out of the tree being walked. A

@@ -2,6 +2,7 @@ package recording
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,8 @@ func TestExpand(t *testing.T) {
 		{
 			name: "directory walk, sorted, skip rules",
 			args: p(""),
-			want: p("a.json", "b.jsonl", "link.jsonl", "orphan.jsonl.1", "run.jsonl.zst", "sub/y.jsonl", "sub/z.jsonl"),
+			// link.jsonl names b.jsonl, which is read once.
+			want: p("a.json", "b.jsonl", "orphan.jsonl.1", "run.jsonl.zst", "sub/y.jsonl", "sub/z.jsonl"),
 		},
 		{
 			name: "explicit files are kept whatever their name, duplicates once",
@@ -113,4 +115,105 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestExpandOneFileManyNames: a file named several ways (cleaned or not,
+// through a link, through a directory walk) is one input, kept at its
+// first place; copies with the same bytes are different files and stay.
+func TestExpandOneFileManyNames(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	data := []byte(`{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"r"}}` + "\n")
+	os.WriteFile(a, data, 0o644)
+	os.WriteFile(filepath.Join(dir, "copy.jsonl"), data, 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	args := []string{a, filepath.Join(dir, "sub", "..", "a.jsonl"), dir}
+	if err := os.Symlink(a, filepath.Join(dir, "link.jsonl")); err == nil {
+		args = append(args, filepath.Join(dir, "link.jsonl"))
+	}
+	got, err := Expand(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{a, filepath.Join(dir, "copy.jsonl")}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Expand = %q, want %q", got, want)
+	}
+}
+
+// TestWalkSurvivesAnUnreadableDirectory: a subdirectory the walk cannot
+// read becomes one input that fails with the walk's error; the files
+// beside it are still inputs.
+func TestWalkSurvivesAnUnreadableDirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{}\n"), 0o644)
+	locked := filepath.Join(dir, "locked")
+	os.Mkdir(locked, 0o755)
+	os.WriteFile(filepath.Join(dir, "z.jsonl"), []byte(`{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"r"}}`+"\n"), 0o644)
+	defer func(w func(string, fs.WalkDirFunc) error) { walkDir = w }(walkDir)
+	walkDir = func(root string, fn fs.WalkDirFunc) error {
+		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if p == locked && err == nil {
+				// What WalkDir does when reading a directory fails: a
+				// second call for the directory with the error.
+				if err := fn(p, d, nil); err != nil {
+					return err
+				}
+				return fn(p, d, &fs.PathError{Op: "open", Path: p, Err: fs.ErrPermission})
+			}
+			return fn(p, d, err)
+		})
+	}
+	got, err := Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "a.jsonl"), locked, filepath.Join(dir, "z.jsonl")}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("Expand = %q, want %q", got, want)
+	}
+	_, lerr := Load(locked, Options{}, nil)
+	var ie *InputError
+	if !errors.As(lerr, &ie) || ie.Path != locked || !strings.Contains(lerr.Error(), "permission denied") {
+		t.Errorf("Load(locked) = %v", lerr)
+	}
+	if _, err := Load(filepath.Join(dir, "z.jsonl"), Options{}, nil); err != nil {
+		t.Errorf("the file beside it: %v", err)
+	}
+}
+
+// TestWalkedFileSwappedForALink: a file the walk saw as a regular file,
+// replaced by a link to a file outside before it is opened, is not read.
+func TestWalkedFileSwappedForALink(t *testing.T) {
+	secretDir, dir := t.TempDir(), t.TempDir()
+	secret := filepath.Join(secretDir, "id_key")
+	os.WriteFile(secret, []byte("-----BEGIN PRIVATE KEY-----\n"), 0o600)
+	p := filepath.Join(dir, "run.jsonl")
+	os.WriteFile(p, []byte(`{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"r"}}`+"\n"), 0o644)
+	inside := filepath.Join(dir, "inside.jsonl")
+	os.WriteFile(filepath.Join(dir, "other.jsonl"), []byte("{}\n"), 0o644)
+	if err := os.Symlink(filepath.Join(dir, "other.jsonl"), inside); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if _, err := Expand([]string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p)
+	os.Symlink(secret, p)
+	os.Remove(inside)
+	os.Symlink(secret, inside)
+	for _, path := range []string{p, inside} {
+		st, err := Load(path, Options{}, nil)
+		if err == nil {
+			t.Fatalf("%s: a swapped link was followed", path)
+		}
+		for _, pr := range st.Problems {
+			if strings.Contains(pr.Message, "PRIVATE") {
+				t.Errorf("the linked file was quoted: %q", pr.Message)
+			}
+		}
+		if strings.Contains(err.Error(), "PRIVATE") {
+			t.Errorf("the linked file was quoted: %v", err)
+		}
+	}
 }

@@ -49,6 +49,9 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 	if err != nil {
 		return l.stats, &InputError{Path: path, Err: unwrapPathError(err)}
 	}
+	if werr := walkError(path); werr != nil {
+		return l.stats, &InputError{Path: path, Err: werr}
+	}
 	if fi.IsDir() {
 		return l.stats, &InputError{Path: path, Err: errors.New("is a directory (directories are expanded into their files before loading)")}
 	}
@@ -57,6 +60,9 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 		return l.stats, &InputError{Path: path, Err: unwrapPathError(err)}
 	}
 	defer f.Close()
+	if err := recheckWalked(path, f); err != nil {
+		return l.stats, &InputError{Path: path, Err: err}
+	}
 	main, err := openSource(path, f, opts)
 	if err != nil {
 		l.failedSource(main)

@@ -437,7 +437,9 @@ func TestSymlinksOutOfTheTree(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "ok.jsonl"), filepath.Join(dir, "inside.jsonl")); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
-	if got, err := Expand([]string{dir}); err != nil || len(got) != 2 {
+	// A link inside the tree is followed; it names the file beside it,
+	// which is then read once, under the name met first.
+	if got, err := Expand([]string{dir}); err != nil || len(got) != 1 || filepath.Base(got[0]) != "inside.jsonl" {
 		t.Fatalf("a link inside the tree: %v, %v", got, err)
 	}
 	os.Symlink(secret, filepath.Join(dir, "leak.jsonl"))
