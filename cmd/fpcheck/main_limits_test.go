@@ -7,33 +7,20 @@ import (
 	"testing"
 )
 
-// corpusDir is the shared reference corpus the end-to-end tests derive
-// their hostile inputs from.
-const corpusDir = "../../../shared/reference-corpus"
-
-// lostFindingStream is the dangling-reference corpus stream with its one
-// finding event dropped, as a capped stream loses it, and its ledger's
-// findings count written as count.
+// lostFindingStream is a committed recording whose finding event was lost
+// (as a capped stream loses it) while its ledger, on line 8, still counts
+// the finding, with that count written as count.
 func lostFindingStream(t *testing.T, count string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpusDir, "dangling-reference", "events.jsonl"))
+	data, err := os.ReadFile("../../testdata/recordings/report/evidence-missing.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []string
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		if strings.Contains(line, `"type":"agentfootprint.integrity.context_error"`) {
-			continue
-		}
-		if strings.Contains(line, `"type":"agentfootprint.integrity.disposition"`) {
-			if !strings.Contains(line, `"findings":6`) {
-				t.Fatal("the corpus ledger no longer counts 6 findings")
-			}
-			line = strings.Replace(line, `"findings":6`, `"findings":`+count, 1)
-		}
-		kept = append(kept, line)
+	const counted = `"findings":2,`
+	if !strings.Contains(string(data), counted) {
+		t.Fatal("the fixture's ledger no longer counts two failing encounters")
 	}
-	return []byte(strings.Join(kept, ""))
+	return []byte(strings.Replace(string(data), counted, `"findings":`+count+",", 1))
 }
 
 // TestDamagedLedgerCountIsNeverGreen: a run that lost its finding and
@@ -46,14 +33,14 @@ func TestDamagedLedgerCountIsNeverGreen(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"6", 1, "EVIDENCE MISSING"},
+		{"2", 1, "EVIDENCE MISSING"},
 		{"-6", 3, "is -6, not a count"},
 		{"9007199254740992", 3, "is 9007199254740992, not a count"},
 		{"1e21", 3, "is 1e21, not a count"},
 		{"1234567890123456789012345678901", 3, "is 1234567890123456789012345678901, not a count"},
 		{`"6"`, 3, `is "6", not a count`},
 		{"6.5", 3, "is 6.5, not a count"},
-		{"6,\"findings\":0", 3, "findings is repeated"},
+		{"2,\"findings\":0", 3, "findings is repeated"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.count, func(t *testing.T) {
@@ -69,7 +56,7 @@ func TestDamagedLedgerCountIsNeverGreen(t *testing.T) {
 				if format == "text" && !strings.Contains(stdout, tt.want) {
 					t.Errorf("text report lacks %q:\n%s", tt.want, stdout)
 				}
-				if tt.code == 3 && format == "text" && !strings.Contains(stdout, "EVIDENCE DAMAGED — a ledger count is unusable (line 193): payload.rows[") {
+				if tt.code == 3 && format == "text" && !strings.Contains(stdout, "EVIDENCE DAMAGED — a ledger count is unusable (line 8): payload.rows[") {
 					t.Errorf("text report does not name the line and field:\n%s", stdout)
 				}
 			}
@@ -83,7 +70,7 @@ func TestDamagedLedgerCountIsNeverGreen(t *testing.T) {
 func TestUsageRefusals(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "run.jsonl")
-	data, err := os.ReadFile(filepath.Join(corpusDir, "clean-armed", "events.jsonl"))
+	data, err := os.ReadFile(filepath.Join(hostileFixtures, "interleaved.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
