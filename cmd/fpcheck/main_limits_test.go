@@ -91,6 +91,7 @@ func TestUsageRefusals(t *testing.T) {
 		{"--write-baseline over the input", []string{"analyze", "--write-baseline", rec, rec}, "--write-baseline"},
 		{"--write-baseline over the declarations", []string{"analyze", "--declarations", decl, "--write-baseline", decl, rec}, "would overwrite the declarations file"},
 		{"diff --output over the head", []string{"diff", "--output", "sarif=" + rec, rec, rec}, "would overwrite the recording"},
+		{"merge --output over an input", []string{"merge", "--output", "json=" + rec, rec}, "would overwrite the recording"},
 		{"negative --max-line-bytes", []string{"analyze", "--max-line-bytes", "-1", rec}, "--max-line-bytes must be 0 (the default) or more, not -1"},
 		{"negative --max-events-per-run", []string{"analyze", "--max-events-per-run", "-5", rec}, "--max-events-per-run must be 0"},
 		{"negative --max-decompressed-bytes", []string{"diff", "--max-decompressed-bytes", "-1", rec, rec}, "--max-decompressed-bytes must be 0"},
