@@ -172,7 +172,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	}
 	outputs := outputsOf(specs)
 	if o.WriteBaseline != "" {
-		outputs = append(outputs, written{"--write-baseline", o.WriteBaseline})
+		outputs = append(outputs, written{"--write-baseline " + safeName(o.WriteBaseline), o.WriteBaseline})
 	}
 	if err := refuseOverwrite(outputs, entryPaths(entries), o.Load.Declarations); err != nil {
 		return err

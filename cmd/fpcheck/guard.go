@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // maxSmallFile bounds what fpcheck reads of a declarations or baseline
@@ -34,7 +35,8 @@ func readSmallFile(path, what string) ([]byte, error) {
 	return data, nil
 }
 
-// written is a file a command is about to write, with the flag naming it.
+// written is a file a command is about to write, and the flag as given
+// that names it.
 type written struct{ flag, path string }
 
 // refuseOverwrite fails before anything is written when a file an output
@@ -74,7 +76,7 @@ func refuseOverwrite(outputs []written, inputs []string, declarations ...string)
 		}
 		for _, r := range reads {
 			if os.SameFile(ofi, r.fi) {
-				return flagErrorf("%s %s would overwrite %s it reads; write the output somewhere else", o.flag, strconv.Quote(o.path), r.what)
+				return flagErrorf("%s would overwrite %s it reads; write the output somewhere else", o.flag, r.what)
 			}
 		}
 	}
@@ -86,7 +88,7 @@ func outputsOf(specs []outputSpec) []written {
 	var out []written
 	for _, s := range specs {
 		if s.Path != "-" {
-			out = append(out, written{"--output " + s.Format + "=", s.Path})
+			out = append(out, written{"--output " + s.Format + "=" + safeName(s.Path), s.Path})
 		}
 	}
 	return out
@@ -99,4 +101,12 @@ func entryPaths(entries []entry) []string {
 		paths[i] = e.path
 	}
 	return paths
+}
+
+// safeName quotes a path for a message when it holds anything unusual.
+func safeName(p string) string {
+	if q := strconv.Quote(p); q[1:len(q)-1] != p || strings.ContainsAny(p, " \t") {
+		return q
+	}
+	return p
 }

@@ -154,7 +154,7 @@ func declarationsDigest(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSmallFile(path, "declarations file")
 	if err != nil {
 		return "", &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
 	}
