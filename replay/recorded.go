@@ -351,25 +351,19 @@ func splitNumber(text []byte) (neg bool, digits []byte, exp int64, ok bool) {
 		neg = true
 		i++
 	}
-	start := i
-	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
-		i++
-	}
-	if i == start {
+	end := digitRun(text, i)
+	if end == i {
 		return false, nil, 0, false
 	}
-	digits = append(digits, text[start:i]...)
+	digits, i = append(digits, text[i:end]...), end
 	if i < len(text) && text[i] == '.' {
-		i++
-		fs := i
-		for i < len(text) && text[i] >= '0' && text[i] <= '9' {
-			i++
-		}
-		if i == fs {
+		end = digitRun(text, i+1)
+		if end == i+1 {
 			return false, nil, 0, false
 		}
-		digits = append(digits, text[fs:i]...)
-		exp -= int64(i - fs)
+		digits = append(digits, text[i+1:end]...)
+		exp -= int64(end - i - 1)
+		i = end
 	}
 	if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
 		i++
@@ -378,23 +372,31 @@ func splitNumber(text []byte) (neg bool, digits []byte, exp int64, ok bool) {
 			eneg = text[i] == '-'
 			i++
 		}
-		es := i
-		var e int64
-		for i < len(text) && text[i] >= '0' && text[i] <= '9' {
-			if e < 1<<40 {
-				e = e*10 + int64(text[i]-'0')
-			}
-			i++
-		}
-		if i == es {
+		end = digitRun(text, i)
+		if end == i {
 			return false, nil, 0, false
+		}
+		var e int64
+		for _, c := range text[i:end] {
+			if e < 1<<40 {
+				e = e*10 + int64(c-'0')
+			}
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
+		i = end
 	}
 	return neg, digits, exp, i == len(text)
+}
+
+// digitRun is where the run of decimal digits at text[i] ends.
+func digitRun(text []byte, i int) int {
+	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // quoteJSON shows a recorded JSON value in a message as it was written,
