@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -71,8 +70,8 @@ func refuseOverwrite(outputs []written, inputs []string, declarations ...string)
 			continue
 		}
 		ofi, err := os.Stat(o.path)
-		if errors.Is(err, os.ErrNotExist) || err != nil {
-			continue
+		if err != nil {
+			continue // not there yet: it is no input
 		}
 		for _, r := range reads {
 			if os.SameFile(ofi, r.fi) {
