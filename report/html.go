@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
 )
 
 // The HTML report is one file with nothing outside it: its style and its
@@ -165,7 +166,6 @@ type htmlFinding struct {
 	Identity        string
 	Baseline        string
 	Drift           bool
-	Fails           bool
 	Subjects        []string
 	Witnesses       []htmlWitness
 	WitnessesAbsent bool
@@ -285,10 +285,14 @@ func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
 		rules[rule.ID()] = rule
 	}
 	kinds, seams, verdicts := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	byID := map[string]*htmlRun{}
+	earlier := map[string][]*recording.Run{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		hr := htmlRunOf(r, run, i, rules)
+		key := run.Input + "\x00" + run.SessionID
+		hr := htmlRunOf(r, run, i, rules, earlier[key])
+		if run.explain != nil && run.SessionID != "" {
+			earlier[key] = append(earlier[key], run.explain.Run)
+		}
 		if run.Replayed != nil {
 			p.Replayed = true
 		}
@@ -297,15 +301,22 @@ func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
 		}
 		p.Findings += len(hr.Findings)
 		p.Runs = append(p.Runs, hr)
-		if _, ok := byID[run.Input+"\x00"+run.RunID]; !ok {
-			byID[run.Input+"\x00"+run.RunID] = hr
-		}
 	}
 	p.Kinds, p.Seams, p.Verdicts = sortedKeys(kinds), sortedKeys(seams), sortedKeys(verdicts)
+	bySession := map[string][]*htmlRun{}
+	for _, hr := range p.Runs {
+		if hr.SessionID != "" {
+			bySession[hr.SessionID] = append(bySession[hr.SessionID], hr)
+		}
+	}
 	for _, c := range r.Conversations {
 		hc := htmlConversation{SessionID: c.SessionID}
-		for _, hr := range p.Runs {
-			if hr.SessionID == c.SessionID && slices.Contains(c.RunIDs, hr.RunID) {
+		ids := map[string]bool{}
+		for _, id := range c.RunIDs {
+			ids[id] = true
+		}
+		for _, hr := range bySession[c.SessionID] {
+			if ids[hr.RunID] {
 				hc.Turns = append(hc.Turns, hr)
 			}
 		}
@@ -354,7 +365,10 @@ func exitClass(code int) string {
 	return "green"
 }
 
-func htmlRunOf(r *Report, run *Run, i int, rules map[string]Rule) *htmlRun {
+// htmlRunOf lays out run i; earlier are the runs of its conversation
+// before it in its input, as loaded, which its findings' grounds are
+// looked up in.
+func htmlRunOf(r *Report, run *Run, i int, rules map[string]Rule, earlier []*recording.Run) *htmlRun {
 	hr := &htmlRun{
 		Index:      i + 1,
 		Anchor:     "run-" + strconv.Itoa(i+1),
@@ -383,7 +397,7 @@ func htmlRunOf(r *Report, run *Run, i int, rules map[string]Rule) *htmlRun {
 	hr.RecordedCoverage, hr.ReplayedCoverage = coverageCell(run)
 	for n, f := range run.Findings {
 		hf := htmlFindingOf(r, f, i+1, n+1, rules)
-		hf.Explain = explainPanel(r, i, n)
+		hf.Explain = explainPanel(r, i, n, earlier)
 		hr.Findings = append(hr.Findings, hf)
 	}
 	hr.Sides = append(hr.Sides, htmlSideOf("Recorded", &run.Recorded))
@@ -440,7 +454,6 @@ func htmlFindingOf(r *Report, f Finding, run, n int, rules map[string]Rule) *htm
 		Message:  f.Message,
 		Identity: f.Identity,
 		Drift:    f.Drift,
-		Fails:    r.Fails(f),
 		FiledAt:  f.FiledAt,
 	}
 	hf.Class = strings.ReplaceAll(hf.Verdict, " ", "-")

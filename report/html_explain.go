@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
 )
 
 // A finding panel of the HTML report shows what `fpcheck explain` shows:
@@ -82,7 +83,7 @@ func htmlSegs(segs []Segment) []htmlSeg {
 }
 
 // explainPanel builds finding i of run k's explanation for its panel.
-func explainPanel(r *Report, k, i int) *htmlExplain {
+func explainPanel(r *Report, k, i int, earlier []*recording.Run) *htmlExplain {
 	run := &r.Runs[k]
 	f := run.Findings[i]
 	he := &htmlExplain{Command: r.ExplainCommand(run, i)}
@@ -91,15 +92,7 @@ func explainPanel(r *Report, k, i int) *htmlExplain {
 	}
 	in := ExplainInput{}
 	if src := run.explain; src != nil {
-		in.Run, in.Decl = src.Run, src.Decl
-		// The earlier turns of its conversation in the same input, which
-		// the grounds' results are looked up in.
-		for j := range k {
-			e := &r.Runs[j]
-			if e.explain != nil && run.SessionID != "" && e.SessionID == run.SessionID && e.Input == run.Input {
-				in.Earlier = append(in.Earlier, e.explain.Run)
-			}
-		}
+		in.Run, in.Decl, in.Earlier = src.Run, src.Decl, earlier
 	} else {
 		he.Unkept = "The run's events were not kept with this report, so the frame, the calls and the grounds cannot be shown here; `fpcheck explain` reads them from the recording."
 	}

@@ -176,7 +176,6 @@ func replayedInputs(t testing.TB, name string, data []byte) []InputResult {
 // that sum to the ledger rows, and a marker per listed finding in its
 // cell.
 func TestHTMLTimeline(t *testing.T) {
-	it := func(n int64) *int64 { return &n }
 	run := &Run{
 		Replayed: &Side{Encounters: []checks.Encounter{
 			{Check: checks.KindInvariantViolation, Seam: checks.SeamWire, Placed: true, Iteration: 1, Disposition: checks.CheckedPass, Count: 1},
@@ -190,7 +189,6 @@ func TestHTMLTimeline(t *testing.T) {
 		{Anchor: "f-1-1", Number: 1, Kind: checks.KindUnsupportedArgument, Seam: checks.SeamChoice, Iteration: "2", Verdict: "defect"},
 		{Anchor: "f-1-2", Number: 2, Kind: checks.KindDanglingReference, Seam: checks.SeamCompose, Verdict: "defect"},
 	}
-	_ = it
 	tl := buildTimeline(run, findings)
 	if tl.Source != "replay" || tl.Columns != 4 {
 		t.Fatalf("source %q, %d columns; want replay and 4 (run, 1, 2, 7)", tl.Source, tl.Columns)
@@ -238,4 +236,24 @@ func TestHTMLTimelineCapped(t *testing.T) {
 	if tl.Columns != tlMaxColumns || tl.Dropped != 25 {
 		t.Errorf("%d columns, %d dropped; want %d and 25", tl.Columns, tl.Dropped, tlMaxColumns)
 	}
+}
+
+// BenchmarkRenderHTMLLongRun renders the page of one 200-model-call run
+// (internal/synth's default, findings on), each finding explained, as
+// `analyze --format html` does once the run is judged.
+func BenchmarkRenderHTMLLongRun(b *testing.B) {
+	var rec bytes.Buffer
+	if _, err := synth.WriteNDJSON(&rec, synth.DefaultConfig()); err != nil {
+		b.Fatal(err)
+	}
+	rep := Build(replayedInputs(b, "long.jsonl", rec.Bytes()), testOptions(Options{}))
+	var size int
+	for b.Loop() {
+		var out bytes.Buffer
+		if err := RenderHTML(&out, rep, RenderOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		size = out.Len()
+	}
+	b.ReportMetric(float64(size), "bytes/page")
 }
