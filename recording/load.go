@@ -213,7 +213,7 @@ func newLoader(name string, opts Options, fn func(*Run) error) *loader {
 			WrongTypes:   map[string]int64{},
 			Problems:     []Problem{},
 		},
-		split:     newSplitter(name, opts.MaxEventsPerRun, fn),
+		split:     newSplitter(name, opts.MaxEventsPerRun, fn).withMaxBytes(opts.MaxRunBytes),
 		dec:       eventDecoder{legacy: legacyCodec},
 		stopLines: -1,
 	}

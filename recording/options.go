@@ -15,6 +15,11 @@ type Options struct {
 	// MaxEventsPerRun caps the events of one run; more is an error naming
 	// the run and the limit. Default 5,000,000.
 	MaxEventsPerRun int
+	// MaxRunBytes caps the bytes one run keeps in memory until it is
+	// handed over: the payloads kept (see PayloadFilter) and each event's
+	// own record. More is an error naming the run, the line and the
+	// limit. Default 512 MiB.
+	MaxRunBytes int64
 	// MaxPackedExpansion caps the plain JSON a packed recording may stand
 	// for, measured on its packed form before anything is expanded; it also
 	// caps the packed form itself, which is held in memory while it is
@@ -82,6 +87,7 @@ const (
 	DefaultMaxLineBytes         int64 = 256 << 20
 	DefaultMaxDecompressedBytes int64 = 8 << 30
 	DefaultMaxEventsPerRun            = 5_000_000
+	DefaultMaxRunBytes          int64 = 512 << 20
 	defaultMaxNesting                 = 100_000
 	// DefaultMaxNesting is the default of Options.MaxNesting.
 	DefaultMaxNesting = defaultMaxNesting
@@ -103,6 +109,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxEventsPerRun <= 0 {
 		o.MaxEventsPerRun = DefaultMaxEventsPerRun
+	}
+	if o.MaxRunBytes <= 0 {
+		o.MaxRunBytes = DefaultMaxRunBytes
 	}
 	if o.MaxNesting <= 0 {
 		o.MaxNesting = defaultMaxNesting

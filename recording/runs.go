@@ -3,6 +3,7 @@ package recording
 import (
 	"encoding/json"
 	"fmt"
+	"unsafe"
 )
 
 // splitter groups events into runs by meta.runId and hands runs over in the
@@ -19,7 +20,9 @@ import (
 type splitter struct {
 	input     string
 	maxEvents int
-	fn        func(*Run) error
+	// maxBytes caps what one run keeps (Options.MaxRunBytes); 0 is no cap.
+	maxBytes int64
+	fn       func(*Run) error
 
 	// filter is Options.PayloadFilter, for a stream's runs only.
 	filter func(first *Event) func(typ string) bool
@@ -48,6 +51,8 @@ const maxEventsHint = 1 << 16
 type runState struct {
 	run      *Run
 	complete bool
+	// bytes is what the run keeps so far (see eventBytes).
+	bytes int64
 	// keep says which payloads of the run are kept (see
 	// Options.PayloadFilter); nil keeps them all.
 	keep func(typ string) bool
@@ -62,6 +67,16 @@ func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
 		segments:  map[string]int{},
 	}
 }
+
+// withMaxBytes sets the cap on what one run keeps.
+func (sp *splitter) withMaxBytes(n int64) *splitter {
+	sp.maxBytes = n
+	return sp
+}
+
+// eventRecord is what an event costs a run beside its payload: its own
+// record in the run's event slice.
+const eventRecord = int64(unsafe.Sizeof(Event{}))
 
 // add puts one event in its run. continued is true when the event opened a
 // further segment of a runId whose disposition was already read.
@@ -107,6 +122,13 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 		} else {
 			ev.Payload = append(json.RawMessage(nil), ev.Payload...)
 		}
+	}
+	// Bytes, not only events, bound a run: five million events of a few
+	// bytes, or a few thousand tool results of megabytes, are both within
+	// the events limit and both far beyond what a run should hold.
+	rs.bytes += eventRecord + int64(len(ev.Payload))
+	if sp.maxBytes > 0 && rs.bytes > sp.maxBytes {
+		return continued, fmt.Errorf("run %s keeps more than %s of events in memory (limit set by --max-run-bytes)", quoteName(id), humanBytes(sp.maxBytes))
 	}
 	if r.SessionID == "" {
 		r.SessionID = ev.Meta.SessionID

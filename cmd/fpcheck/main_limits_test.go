@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"regexp"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,5 +135,57 @@ func TestUsageRefusals(t *testing.T) {
 	}
 	if code, _, stderr := run(t, nil, "analyze", "--baseline", base, "--write-baseline", base, rec); code > 1 {
 		t.Errorf("refreshing a baseline in place: exit %d, %s", code, stderr)
+	}
+}
+
+// TestMaxRunBytes: a run that keeps more bytes than --max-run-bytes stops
+// its input with the file, the line, the limit and the flag (exit 2),
+// whether the bytes are a few big tool results or many tiny events, and
+// another input is still read and judged. The limit is scaled down so the
+// inputs stay small.
+func TestMaxRunBytes(t *testing.T) {
+	dir := t.TempDir()
+	event := func(typ, payload string) string {
+		return `{"type":"` + typ + `","payload":` + payload + `,"meta":{"runId":"run-big"}}` + "\n"
+	}
+	big := strings.Repeat("x", 4096)
+	var results, tiny strings.Builder
+	results.WriteString(event("agentfootprint.agent.turn_start", `{"userPrompt":"q"}`))
+	tiny.WriteString(event("agentfootprint.agent.turn_start", `{"userPrompt":"q"}`))
+	for i := range 64 {
+		id := strings.Repeat("c", 1) + string(rune('a'+i%26))
+		results.WriteString(event("agentfootprint.stream.tool_end", `{"toolCallId":"`+id+`","result":"`+big+`"}`))
+	}
+	for range 2000 {
+		tiny.WriteString(event("agentfootprint.stream.llm_end", `{}`))
+	}
+	other := filepath.Join(hostileFixtures, "interleaved.jsonl")
+	tests := []struct {
+		name, data, limit string
+	}{
+		{"big results", results.String(), "65536"},
+		{"tiny events", tiny.String(), "65536"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, fmt.Sprintf("run%d.jsonl", i))
+			if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := run(t, nil, "analyze", "--color=never", "--max-run-bytes", tt.limit, path, other)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", code, stderr)
+			}
+			if !regexp.MustCompile(`line \d+: run "run-big" keeps more than 64 KiB of events in memory \(limit set by --max-run-bytes\)`).MatchString(stdout) {
+				t.Errorf("the limit is not named with the line and the flag:\n%s", stdout)
+			}
+			if !strings.Contains(stdout, "RUN run-1796025700000-2 · ") {
+				t.Errorf("the other input was not judged:\n%s", stdout)
+			}
+			// Under the default limit the same input is read whole.
+			if code, _, stderr := run(t, nil, "analyze", "--color=never", path); code == 2 {
+				t.Errorf("under the default limit: exit 2, %s", stderr)
+			}
+		})
 	}
 }

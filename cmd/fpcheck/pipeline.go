@@ -23,6 +23,7 @@ type loadOptions struct {
 	MaxLineBytes         int64
 	MaxDecompressedBytes int64
 	MaxEventsPerRun      int
+	MaxRunBytes          int64
 	MaxNesting           int
 	MaxPackedExpansion   int64
 	// Encounters keeps where each replayed encounter happened, for the
@@ -109,6 +110,7 @@ func (o loadOptions) validateLimits() error {
 		{"--max-line-bytes", o.MaxLineBytes},
 		{"--max-decompressed-bytes", o.MaxDecompressedBytes},
 		{"--max-events-per-run", int64(o.MaxEventsPerRun)},
+		{"--max-run-bytes", o.MaxRunBytes},
 		{"--max-nesting", int64(o.MaxNesting)},
 	} {
 		if l.v < 0 {
@@ -138,6 +140,7 @@ func (p *pipeline) recordingOptions() recording.Options {
 		MaxLineBytes:         p.opts.MaxLineBytes,
 		MaxDecompressedBytes: p.opts.MaxDecompressedBytes,
 		MaxEventsPerRun:      p.opts.MaxEventsPerRun,
+		MaxRunBytes:          p.opts.MaxRunBytes,
 		MaxNesting:           p.opts.MaxNesting,
 		MaxPackedExpansion:   p.opts.MaxPackedExpansion,
 		NoRotated:            p.opts.NoRotated,
