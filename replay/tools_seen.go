@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/fpcheck/fpcheck/recording"
@@ -16,8 +15,7 @@ func ToolsSeen(run *recording.Run) []string {
 	seen := map[string]bool{}
 	for i := range run.Events {
 		ev := &run.Events[i]
-		switch ev.Type {
-		case recording.TypeLLMStart:
+		if ev.Type == recording.TypeLLMStart {
 			var p llmStartPayload
 			if decodeLoose(ev.Payload, &p) {
 				names, _ := toolNames(p.Tools)
@@ -25,15 +23,10 @@ func ToolsSeen(run *recording.Run) []string {
 					seen[n] = true
 				}
 			}
-		case recording.TypeToolStart:
-			var p struct {
-				ToolName json.RawMessage `json:"toolName"`
-			}
-			var name string
-			if decodeLoose(ev.Payload, &p) && json.Unmarshal(p.ToolName, &name) == nil && name != "" {
-				seen[name] = true
-			}
 		}
+	}
+	for _, n := range ToolCalls(run) {
+		seen[n] = true
 	}
 	out := make([]string, 0, len(seen))
 	for n := range seen {

@@ -61,6 +61,7 @@ never that no context error exists.
 		NewCmdExplain(ios, g, nil),
 		NewCmdBaseline(ios, nil),
 		NewCmdChecks(ios, nil),
+		NewCmdDeclarations(ios),
 		NewCmdVersion(ios),
 	)
 	return root

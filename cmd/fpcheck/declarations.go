@@ -1,0 +1,108 @@
+package main
+
+import (
+	"slices"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
+	"github.com/spf13/cobra"
+)
+
+// NewCmdDeclarations builds `fpcheck declarations`, whose one subcommand,
+// init, writes a declarations skeleton from recordings.
+func NewCmdDeclarations(ios *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "declarations",
+		Short: "Work with declarations files (see docs/declarations.md)",
+		Args:  cobra.NoArgs,
+	}
+	var load loadOptions
+	initCmd := &cobra.Command{
+		Use:   "init RECORDING...",
+		Short: "Write a declarations skeleton for the tools the recordings offered or called",
+		Long: `init reads the recordings and writes to stdout a declarations file that
+lists every tool their runs offered (llm_start.tools) or called
+(tool_start.toolName). Each key that arms a check is written out and
+commented ("# "); argumentsFrom suggests the tools called before each tool.
+Uncomment what is true of your agent; the dials are off. Notes are commented
+twice ("## ") and stay comments.
+
+An input that cannot be read is exit 2, as for analyze: a skeleton of part
+of the recordings would silently leave tools out.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return flagErrorf("declarations init needs at least one recording (a path, a directory, or - for stdin)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return declarationsInit(ios, args, load)
+		},
+	}
+	f := initCmd.Flags()
+	f.BoolVar(&load.NoRotated, "no-rotated", false, "do not read a rotated sibling PATH.1 before PATH")
+	f.Int64Var(&load.MaxLineBytes, "max-line-bytes", 0, "longest NDJSON line accepted (default 256 MiB)")
+	f.Int64Var(&load.MaxDecompressedBytes, "max-decompressed-bytes", 0, "most bytes one compressed input may expand to (default 8 GiB)")
+	cmd.AddCommand(initCmd)
+	return cmd
+}
+
+func declarationsInit(ios *IOStreams, args []string, load loadOptions) error {
+	paths, err := recording.Expand(args)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	var tools []checks.SkeletonTool
+	index := map[string]int{}
+	tool := func(name string) *checks.SkeletonTool {
+		i, ok := index[name]
+		if !ok {
+			i = len(tools)
+			index[name] = i
+			tools = append(tools, checks.SkeletonTool{Name: name})
+		}
+		return &tools[i]
+	}
+	opts := recording.Options{NoRotated: load.NoRotated, MaxLineBytes: load.MaxLineBytes, MaxDecompressedBytes: load.MaxDecompressedBytes}
+	for _, p := range paths {
+		each := func(run *recording.Run) error {
+			for _, n := range replay.ToolsSeen(run) {
+				tool(n)
+			}
+			var before []string
+			for _, n := range replay.ToolCalls(run) {
+				t := tool(n)
+				t.Called = true
+				for _, b := range before {
+					if b != n && !slices.Contains(t.Before, b) {
+						t.Before = append(t.Before, b)
+					}
+				}
+				if !slices.Contains(before, n) {
+					before = append(before, n)
+				}
+			}
+			return nil
+		}
+		if p == "-" {
+			_, err = recording.LoadReader("-", ios.In, opts, each)
+		} else {
+			_, err = recording.Load(p, opts, each)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	slices.SortStableFunc(tools, func(a, b checks.SkeletonTool) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	_, err = ios.Out.Write(checks.Skeleton(paths, tools))
+	return err
+}

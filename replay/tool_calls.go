@@ -1,0 +1,28 @@
+package replay
+
+import (
+	"encoding/json"
+
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// ToolCalls lists the tools a run called (each tool_start's toolName), in
+// call order, repeats kept: what a declarations skeleton reads to suggest
+// which earlier results could ground a tool's arguments.
+func ToolCalls(run *recording.Run) []string {
+	var out []string
+	for i := range run.Events {
+		ev := &run.Events[i]
+		if ev.Type != recording.TypeToolStart {
+			continue
+		}
+		var p struct {
+			ToolName json.RawMessage `json:"toolName"`
+		}
+		var name string
+		if decodeLoose(ev.Payload, &p) && json.Unmarshal(p.ToolName, &name) == nil && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
