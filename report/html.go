@@ -65,8 +65,8 @@ const (
 // timelineSeams are the lanes, in the order a model call meets them.
 var timelineSeams = []string{checks.SeamCompose, checks.SeamWire, checks.SeamChoice, checks.SeamWrite, checks.SeamClaim}
 
-// dispositionNames word a disposition on the page; the order is the order
-// a cell stacks its bands, the one that weakens or fails a verdict first.
+// dispositionOrder is the order a cell stacks its bands: what fails or
+// weakens a verdict first.
 var dispositionOrder = []checks.Disposition{checks.CheckedFail, checks.Unreachable, checks.CheckedPass, checks.NotApplicable}
 
 func dispositionName(d checks.Disposition) string {
