@@ -39,7 +39,7 @@ func System() *IOStreams {
 		Out:    os.Stdout,
 		ErrOut: os.Stderr,
 		OutTTY: isTerminal(os.Stdout),
-		ErrTTY: isTerminal(os.Stderr),
+		ErrTTY: isTerminal(os.Stderr) || os.Getenv(superviseEnv) == superviseStderrTTY,
 		Getenv: os.Getenv,
 		Width: func() int {
 			w, _, err := term.GetSize(os.Stdout.Fd())

@@ -7,6 +7,9 @@ package main
 import "os"
 
 func main() {
+	if code, ok := supervise(os.Args[1:]); ok {
+		os.Exit(code)
+	}
 	memLimit.start()
 	os.Exit(Main(os.Args[1:], System()))
 }
