@@ -36,6 +36,8 @@ func NewDiffRenderer(format string, o RenderOptions) (DiffRenderer, error) {
 		return DiffRendererFunc(RenderDiffMarkdown), nil
 	case FormatGitHub:
 		return DiffRendererFunc(func(w io.Writer, d *Diff) error { return RenderDiffGitHub(w, d, o) }), nil
+	case FormatShort:
+		return DiffRendererFunc(RenderDiffShort), nil
 	}
 	return nil, unknownFormat(format)
 }

@@ -204,12 +204,25 @@ func PositionsLine(run *Run, f Finding) string {
 	if len(ps) == 0 {
 		return "evidence: no recording position could be pinned down"
 	}
+	// In a stream every position is a line: said once, the parts stay
+	// short enough for one line of a report.
+	lines := run.EventsPointer == ""
+	for _, p := range ps {
+		lines = lines && p.Line > 0 && !p.Rotated
+	}
 	parts := make([]string, len(ps))
 	for i, p := range ps {
-		parts[i] = p.What + " " + run.Ref(p)
+		if lines {
+			parts[i] = p.What + " " + strconv.FormatInt(p.Line, 10)
+		} else {
+			parts[i] = p.What + " " + run.Ref(p)
+		}
 		if p.ToolCallID != "" && (p.What == checks.EvidenceToolCall || p.What == checks.EvidenceResult || p.What == checks.EvidenceEviction) {
 			parts[i] += " (" + p.ToolCallID + ")"
 		}
+	}
+	if lines {
+		return "lines: " + strings.Join(parts, " · ")
 	}
 	return "evidence: " + strings.Join(parts, " · ")
 }
@@ -227,6 +240,11 @@ func (r *Report) FindingRef(run *Run, i int) string {
 // ExplainCommand is the command that shows finding i of a run whole, with
 // the flags the report was made with that change what a replay judges.
 func (r *Report) ExplainCommand(run *Run, i int) string {
+	return strings.Join(r.ExplainArgs(run, i), " ")
+}
+
+// ExplainArgs is ExplainCommand's words, each quoted for a shell.
+func (r *Report) ExplainArgs(run *Run, i int) []string {
 	args := []string{"fpcheck", "explain"}
 	for _, a := range r.Options.ExplainFlags {
 		args = append(args, ShellQuote(a))
@@ -235,8 +253,7 @@ func (r *Report) ExplainCommand(run *Run, i int) string {
 	if run.RunID != "" {
 		args = append(args, "--run", ShellQuote(run.RunID))
 	}
-	args = append(args, r.FindingRef(run, i))
-	return strings.Join(args, " ")
+	return append(args, r.FindingRef(run, i))
 }
 
 // ShellQuote quotes an argument for a POSIX shell when it needs it.

@@ -142,7 +142,7 @@ func RenderFindingList(w io.Writer, r *Report, runID string, o TextOptions) erro
 		for j, f := range run.Findings {
 			n++
 			t.hang(2, 6, stylePlain, fmt.Sprintf("[%d] %s @%s — %s", j+1, orUnrecorded(f.Kind), orUnrecorded(f.Seam), Shorten(orText(f.Message, "(no message recorded)"), 100)))
-			t.command(6, "", r.ExplainCommand(run, j))
+			t.command(6, "", r.ExplainArgs(run, j))
 		}
 	}
 	if n == 0 {

@@ -35,7 +35,7 @@ const (
 // Formats lists the output formats this build renders, in display order.
 // analyze and diff render the same ones.
 func Formats() []string {
-	return []string{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub, FormatHTML}
+	return []string{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub, FormatHTML, FormatShort}
 }
 
 // RenderOptions are what renderers need beyond the report: text styling,
@@ -86,7 +86,7 @@ func RulesOf(reg []*checks.Check) []Rule {
 // HTML, whose timelines draw one report's runs, not the changes between
 // two.
 func DiffFormats() []string {
-	return []string{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub}
+	return []string{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub, FormatShort}
 }
 
 // RendererFor returns the renderer for a format name; text options apply to
@@ -116,6 +116,8 @@ func NewRenderer(format string, o RenderOptions) (Renderer, error) {
 		return RendererFunc(func(w io.Writer, r *Report) error { return RenderGitHub(w, r, o) }), nil
 	case FormatHTML:
 		return RendererFunc(func(w io.Writer, r *Report) error { return RenderHTML(w, r, o) }), nil
+	case FormatShort:
+		return RendererFunc(RenderShort), nil
 	}
 	return nil, unknownFormat(format)
 }

@@ -159,8 +159,12 @@ func absenceHeadline(run *Run) string {
 		return fmt.Sprintf("⚠ NOTHING CHECKED — %s reached a checked encounter%s. A check that judged nothing cannot have passed anything: this is silence at every seam, not a clean run.",
 			noneOf(len(rec.Rows)), detail)
 	case CoveragePartial:
-		s := fmt.Sprintf("NONE FILED, ⚠ COVERAGE PARTIAL — only %d of %s checked anything (%s) and found nothing; %d judged nothing and %s silent about %s, not clean: %s.",
-			rec.Checking, count(len(rec.Rows), "registered check", "registered checks"),
+		mark := ""
+		if weakened(rec) {
+			mark = "⚠ "
+		}
+		s := fmt.Sprintf("NONE FILED, %sCOVERAGE PARTIAL — only %d of %s checked anything (%s) and found nothing; %d judged nothing and %s silent about %s, not clean: %s.",
+			mark, rec.Checking, count(len(rec.Rows), "registered check", "registered checks"),
 			count(rec.Checked, "checked encounter", "checked encounters"),
 			len(rec.Silent), isAre(len(rec.Silent)), itsTheir(len(rec.Silent)), nameList(rec.Silent, 6))
 		if n := len(rec.NeverRan); n > 0 {
@@ -245,7 +249,8 @@ func rowParts(r Row, workExisted bool) []string {
 			parts = append(parts, "found nothing")
 		}
 	case na && !unr:
-		parts = append(parts, fmt.Sprintf("⚠ ran 0× — its %s out of scope by rule (not-applicable)", count(r.NotApplicable, "encounter was", "encounters were all")))
+		// Out of scope by rule weakens nothing: no ⚠.
+		parts = append(parts, fmt.Sprintf("ran 0× — its %s out of scope by rule (not-applicable)", count(r.NotApplicable, "encounter was", "encounters were all")))
 		na = false
 	case unr && !na:
 		parts = append(parts, fmt.Sprintf("⚠ ran 0× — %s: it could not see its input, so that is silence, not clean", count(r.Unreachable, "encounter unreachable", "encounters unreachable")))
@@ -507,4 +512,19 @@ func excusedNotes(excused []string) []string {
 		notes = append(notes, "Excused: "+x+".")
 	}
 	return notes
+}
+
+// weakened reports whether a side's silence weakens its verdict: a check
+// that could not see its input, or one that never ran. A check out of
+// scope by rule weakens nothing.
+func weakened(s *Side) bool {
+	if len(s.NeverRan) > 0 || s.EvidenceMissing {
+		return true
+	}
+	for _, r := range s.Rows {
+		if r.Checked <= 0 && r.Unreachable > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -20,6 +20,11 @@ type TextOptions struct {
 	// Width wraps lines longer than this many columns at spaces, with a
 	// hanging indent; 0 never wraps.
 	Width int
+	// Ledger shows every run's full ledgers and notes, not only an
+	// unmeasured run's.
+	Ledger bool
+	// Quiet prints only the result line and the findings.
+	Quiet bool
 }
 
 // style names a line's role; the styling itself is decided once per render.
@@ -90,14 +95,32 @@ func (t *textWriter) hang(indent, hang int, st style, text string) {
 	}
 }
 
-// command writes a command on one line, never wrapped, so it can be
-// copied whole; sanitized like every line.
-func (t *textWriter) command(indent int, prefix, cmd string) {
-	s := strings.Repeat(" ", indent) + Sanitize(prefix+cmd)
-	if st, ok := t.styles[styleDim]; ok {
-		s = strings.Repeat(" ", indent) + st.Render(Sanitize(prefix+cmd))
+// command writes a shell command so that it can be copied whole: broken
+// only between words, each broken line ending in a backslash, so the lines
+// pasted together are the one command; sanitized like every line.
+func (t *textWriter) command(indent int, prefix string, args []string) {
+	var lines []string
+	cur := Sanitize(prefix)
+	for i, a := range args {
+		a = Sanitize(a)
+		switch {
+		case i == 0:
+			cur += a
+		case t.width > 0 && indent+lipgloss.Width(cur)+1+lipgloss.Width(a)+2 > t.width:
+			lines = append(lines, cur+" \\")
+			cur = "    " + a
+		default:
+			cur += " " + a
+		}
 	}
-	t.write(s)
+	lines = append(lines, cur)
+	st, styled := t.styles[styleDim]
+	for _, l := range lines {
+		if styled {
+			l = st.Render(l)
+		}
+		t.write(strings.Repeat(" ", indent) + l)
+	}
 }
 
 func (t *textWriter) write(s string) {
@@ -134,34 +157,38 @@ func wrap(text string, indent, hang, width int) []string {
 	return append(segs, cur.String())
 }
 
-// RenderText writes the human report: per input its loss accounting, then
-// per run its headline, listed findings, notes, ledger rows, verdict and the
-// bound, and a closing line with the exit code.
+// RenderText writes the human report, in the order a reader needs it: the
+// result line, what was lost reading the inputs, the findings (each with
+// its evidence and the command that explains it; one identity repeated in
+// several runs is shown once, with the runs it is in), then one coverage
+// line per run (its ledgers too with Ledger, or when the run is
+// unmeasured, where they are the point), the conversations, and the bound
+// once. Quiet keeps the result line and the findings.
 func RenderText(w io.Writer, r *Report, o TextOptions) error {
 	t := newTextWriter(w, o)
-	title := "fpcheck · find_context_errors — recorded integrity evidence"
-	for _, run := range r.Runs {
-		if run.Replayed != nil {
-			title = "fpcheck · find_context_errors — recorded and replayed integrity evidence"
-			break
-		}
+	textResultLine(t, r)
+	textDamage(t, r, o)
+	// Declarations the recordings never met weaken the verdict; all met,
+	// they are detail.
+	if dr := r.Declarations; dr != nil && (len(dr.Unseen) > 0 || o.Ledger) {
+		textDeclarations(t, r)
 	}
-	t.line(0, styleBold, title)
-	textDeclarations(t, r)
 	textSkipped(t, r)
-	next := 0
-	for _, in := range r.Inputs {
-		t.blank()
-		textInput(t, in)
-		for i := 0; i < in.RunCount && next < len(r.Runs); i++ {
-			t.blank()
-			textRun(t, r, &r.Runs[next])
-			next++
-		}
+	textFindings(t, r, o)
+	if o.Quiet {
+		return t.err
 	}
-	for ; next < len(r.Runs); next++ {
+	if len(r.Runs) > 0 {
 		t.blank()
-		textRun(t, r, &r.Runs[next])
+		for i := 0; i < len(r.Runs); {
+			n := sameRuns(r, i, o)
+			if n > 1 {
+				textRunGroup(t, r, r.Runs[i:i+n])
+			} else {
+				textRun(t, r, &r.Runs[i], o)
+			}
+			i += n
+		}
 	}
 	if len(r.Conversations) > 0 {
 		t.blank()
@@ -169,8 +196,79 @@ func RenderText(w io.Writer, r *Report, o TextOptions) error {
 	}
 	textExtras(t, r)
 	t.blank()
-	textSummary(t, r)
+	t.line(0, styleDim, Bound)
+	if !o.Ledger {
+		return t.err
+	}
+	t.line(0, styleDim, "Exit codes: 0 bounded green · 1 defects · 2 usage or unreadable input · 3 unmeasured (4: an internal error). With several inputs or runs, 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
 	return t.err
+}
+
+// textDamage states, per input, what reading it lost: the notes that weaken
+// what follows. An input read whole says nothing here; --ledger shows its
+// full accounting.
+func textDamage(t *textWriter, r *Report, o TextOptions) {
+	for _, in := range r.Inputs {
+		lossy := in.Error != "" || in.Malformed > 0 || in.TruncatedTail || in.RunCount == 0 || len(in.Problems) > 0
+		for _, n := range in.Notes {
+			lossy = lossy || strings.HasPrefix(n, "⚠")
+		}
+		if !lossy && !o.Ledger {
+			continue
+		}
+		// The whole accounting, so the loss is read beside what was kept.
+		t.blank()
+		textInput(t, in, in.Notes)
+	}
+}
+
+// findingGroup is one identity of the report's listing: where it is first
+// listed, and every run it is listed in.
+type findingGroup struct {
+	first FindingAt
+	runs  []int
+}
+
+// groupFindings groups the listed findings of every run by identity, in
+// the order each is first listed.
+func groupFindings(r *Report) []findingGroup {
+	var out []findingGroup
+	at := map[string]int{}
+	for i := range r.Runs {
+		for j, f := range r.Runs[i].Findings {
+			if g, ok := at[f.Identity]; ok && !f.Synthetic {
+				if out[g].runs[len(out[g].runs)-1] != i {
+					out[g].runs = append(out[g].runs, i)
+				}
+				continue
+			}
+			if !f.Synthetic {
+				at[f.Identity] = len(out)
+			}
+			out = append(out, findingGroup{first: FindingAt{Run: i, Finding: j}, runs: []int{i}})
+		}
+	}
+	return out
+}
+
+func textFindings(t *textWriter, r *Report, o TextOptions) {
+	groups := groupFindings(r)
+	omitted := 0
+	for _, run := range r.Runs {
+		omitted += run.Omitted
+	}
+	if len(groups) == 0 && omitted == 0 {
+		return
+	}
+	t.blank()
+	for k, g := range groups {
+		run := &r.Runs[g.first.Run]
+		textFinding(t, r, run, g.first.Finding, k+1, g.runs, o)
+	}
+	if omitted > 0 {
+		t.line(2, styleDim, fmt.Sprintf("…%s not listed (limit %d): raise the limit or filter by kind.",
+			count(omitted, "more finding", "more findings"), r.Options.Limit))
+	}
 }
 
 // textConversations lists the turns of each conversation with their
@@ -192,7 +290,7 @@ func textConversations(t *textWriter, r *Report) {
 	}
 }
 
-func textInput(t *textWriter, in Input) {
+func textInput(t *textWriter, in Input, notes []string) {
 	head := "INPUT " + displayPath(in.Path)
 	var kind []string
 	if in.Format != "" {
@@ -209,93 +307,264 @@ func textInput(t *textWriter, in Input) {
 		head += " (" + strings.Join(kind, ", ") + ")"
 	}
 	t.line(0, styleBold, head)
-	for _, n := range in.Notes {
+	for _, n := range notes {
 		t.line(2, noteStyle(n), n)
 	}
 }
 
-func textRun(t *textWriter, r *Report, run *Run) {
+// textRun is one run's coverage line, its notes, and its ledgers when
+// asked for or when the run is unmeasured.
+func textRun(t *textWriter, r *Report, run *Run, o TextOptions) {
 	id := run.RunID
 	if id == "" {
 		id = "(no run id)"
 	}
-	head := fmt.Sprintf("RUN %s · %s · %s", id, displayPath(run.Input), count(run.Events, "event", "events"))
-	if run.Events > 0 {
-		if run.LineNumbers {
-			head += fmt.Sprintf(" from line %d", run.FirstLine)
-		} else {
-			head += fmt.Sprintf(" from event #%d", run.FirstLine)
-		}
-	}
+	head := "RUN " + id + " · " + displayPath(run.Input) + runStart(run)
 	if run.Turns > 0 {
-		head += fmt.Sprintf(" · conversation %s, turn %d of %d", run.SessionID, run.Turn, run.Turns)
+		head += fmt.Sprintf(" · turn %d of %d", run.Turn, run.Turns)
 	}
-	t.line(0, styleBold, head)
-	t.line(2, verdictStyle(run.Verdict), run.Headline)
-
-	if len(run.Findings) > 0 {
-		t.blank()
-		for i := range run.Findings {
-			textFinding(t, r, run, i)
-		}
-		if run.Omitted > 0 {
-			t.line(2, styleDim, fmt.Sprintf("…%s not listed (limit %d): raise the limit or filter by kind.",
-				count(run.Omitted, "more finding", "more findings"), r.Options.Limit))
-		}
+	head += " · " + runMark(run.Verdict) + " " + runOutcome(run)
+	head += " · " + coverageLine(run)
+	t.hang(2, 6, verdictStyle(run.Verdict), head)
+	full := o.Ledger || run.Verdict == VerdictUnmeasured
+	// The coverage line says what a green's headline would; the headline
+	// stays where it says more: evidence missing, a filter, an absence.
+	if full || run.Verdict != VerdictGreen || run.HeadlineKind != HeadlineAbsence {
+		t.hang(6, 8, verdictStyle(run.Verdict), run.Headline)
 	}
-	if len(run.Notes) > 0 {
-		t.blank()
-		for _, n := range run.Notes {
-			t.line(2, noteStyle(n), n)
+	for _, n := range run.Notes {
+		if full || strings.HasPrefix(n, "⚠") {
+			t.hang(6, 8, noteStyle(n), n)
 		}
 	}
-
-	// An absence headline already says what a ledger without rows would.
+	if !full {
+		textValidation(t, run)
+		return
+	}
 	if len(run.Recorded.Rows) > 0 || run.HeadlineKind != HeadlineAbsence {
-		t.blank()
 		textLedger(t, &run.Recorded)
 	}
 	if run.Replayed != nil {
-		t.blank()
 		textLedger(t, run.Replayed)
 	}
 	textValidation(t, run)
-
-	t.blank()
-	t.line(2, verdictStyle(run.Verdict), verdictLine(r, run))
-	t.line(2, styleDim, Bound)
+	t.hang(6, 8, verdictStyle(run.Verdict), verdictLine(r, run))
 }
 
-func textFinding(t *textWriter, r *Report, run *Run, i int) {
-	f, pos, replayed := run.Findings[i], i+1, run.Replayed != nil
-	kind, seam := f.Kind, f.Seam
-	if kind == "" {
-		kind = "⚠ (kind not recorded)"
+// runStart says where a run's events begin.
+func runStart(run *Run) string {
+	switch {
+	case run.Events == 0:
+		return " · no events"
+	case run.LineNumbers:
+		return fmt.Sprintf(" · %s from line %d", count(run.Events, "event", "events"), run.FirstLine)
 	}
-	if seam == "" {
-		seam = "⚠ (seam not recorded)"
+	return fmt.Sprintf(" · %s from event #%d", count(run.Events, "event", "events"), run.FirstLine)
+}
+
+// sameRuns is how many runs from i on a report can state in one line: runs
+// of one input, outside any conversation, with the same outcome and
+// coverage and nothing that weakens them to say on their own.
+func sameRuns(r *Report, i int, o TextOptions) int {
+	if o.Ledger {
+		return 1
 	}
-	head := fmt.Sprintf("[%d] %s @%s", pos, kind, seam)
-	if f.Epoch != nil {
-		head += fmt.Sprintf(" · epoch %d", *f.Epoch)
+	alone := func(run *Run) bool {
+		if run.Verdict == VerdictUnmeasured || run.Turns > 0 || run.HeadlineKind != HeadlineFindings && run.Verdict != VerdictGreen {
+			return true
+		}
+		for _, n := range run.Notes {
+			if strings.HasPrefix(n, "⚠") {
+				return true
+			}
+		}
+		return false
 	}
+	first := &r.Runs[i]
+	if alone(first) {
+		return 1
+	}
+	// Fewer than three runs cost no more lines one by one.
+	const minGroup = 3
+	key := runOutcome(first) + "\x00" + coverageLine(first) + "\x00" + first.Input
+	n := 1
+	for j := i + 1; j < len(r.Runs); j++ {
+		run := &r.Runs[j]
+		if alone(run) || runOutcome(run)+"\x00"+coverageLine(run)+"\x00"+run.Input != key {
+			break
+		}
+		n++
+	}
+	if n < minGroup {
+		return 1
+	}
+	return n
+}
+
+// textRunGroup states runs sameRuns grouped in one line.
+func textRunGroup(t *textWriter, r *Report, runs []Run) {
+	first, last := &runs[0], &runs[len(runs)-1]
+	head := fmt.Sprintf("%d runs, %s to %s", len(runs), orNone(first.RunID), orNone(last.RunID))
+	if len(r.Inputs) > 1 {
+		head += " · " + displayPath(first.Input)
+	}
+	head += fmt.Sprintf(" · each %s %s · %s", runMark(first.Verdict), runOutcome(first), coverageLine(first))
+	t.hang(2, 6, verdictStyle(first.Verdict), head)
+}
+
+// runMark is a run's verdict at a glance, in plain text.
+func runMark(v Verdict) string {
+	switch v {
+	case VerdictDefects:
+		return "✗"
+	case VerdictUnmeasured:
+		return "?"
+	}
+	return "✓"
+}
+
+// runOutcome is the run's verdict with its counts.
+func runOutcome(run *Run) string {
+	switch run.Verdict {
+	case VerdictDefects:
+		s := "DEFECTS " + count(run.Defects, "defect", "defects")
+		if run.Advisories > 0 {
+			s += ", " + count(run.Advisories, "advisory", "advisories")
+		}
+		if run.Recorded.EvidenceMissing || run.Replayed != nil && run.Replayed.EvidenceMissing {
+			s += ", ⚠ evidence missing"
+		}
+		return s
+	case VerdictUnmeasured:
+		if run.Damaged() {
+			return "⚠ UNMEASURED (evidence damaged)"
+		}
+		return "⚠ UNMEASURED (" + unmeasuredReason(&run.Recorded) + ")"
+	}
+	s := "GREEN"
+	if run.Advisories > 0 {
+		s += ", " + count(run.Advisories, "advisory", "advisories")
+	}
+	return s
+}
+
+// coverageLine is what each side's ledger proves, in one phrase each.
+func coverageLine(run *Run) string {
+	parts := []string{"recorded " + sideCoverage(&run.Recorded)}
+	if run.Replayed != nil {
+		parts = append(parts, "replayed "+sideCoverage(run.Replayed))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sideCoverage(s *Side) string {
+	if s.Coverage.Unmeasured() && s.Coverage != CoveragePartial {
+		return "⚠ " + string(s.Coverage)
+	}
+	out := fmt.Sprintf("%d/%d checked", s.Checking, len(s.Rows))
+	var rest []string
+	var na, unr, never int
+	for _, row := range s.Rows {
+		switch {
+		case row.NeverRan():
+			never++
+		case row.Checked <= 0 && row.Unreachable > 0:
+			unr++
+		case row.Checked <= 0:
+			na++
+		}
+	}
+	// Out of scope by rule weakens nothing; --ledger lists those rows.
+	_ = na
+	if unr > 0 {
+		rest = append(rest, fmt.Sprintf("⚠ %d unreachable", unr))
+	}
+	if never > 0 {
+		rest = append(rest, fmt.Sprintf("⚠ %d never ran", never))
+	}
+	if s.EvidenceMissing {
+		rest = append(rest, "⚠ evidence missing")
+	}
+	if len(rest) > 0 {
+		out += " (" + strings.Join(rest, ", ") + ")"
+	}
+	return out
+}
+
+// textFinding writes one listed finding, loud: kind@seam, the run, the
+// message, its evidence in two or three lines, the runs it repeats in, and
+// the command that explains it.
+func textFinding(t *textWriter, r *Report, run *Run, i, number int, runs []int, o TextOptions) {
+	f := run.Findings[i]
+	head := fmt.Sprintf("[%d] %s @%s", number, orText(f.Kind, "⚠ (kind not recorded)"), orText(f.Seam, "⚠ (seam not recorded)"))
+	switch {
+	case f.Synthetic:
+		head += " · SYNTHETIC canary (quarantined, not a real defect)"
+	case f.Advisory:
+		head += " · ADVISORY"
+	}
+	head += baselineTag(f)
 	if f.Iteration != nil {
 		head += fmt.Sprintf(" · iteration %d", *f.Iteration)
 	}
-	if f.Synthetic {
-		head += " · SYNTHETIC canary (quarantined, not a real defect)"
+	if run.Replayed != nil {
+		switch f.Source {
+		case replay.SourceRecorded:
+			head += " · recorded only"
+		case replay.SourceReplayed:
+			head += " · replayed only"
+		default:
+			head += " · recorded and replayed"
+		}
 	}
-	head += baselineTag(f)
-	if f.Advisory {
-		head += " · ADVISORY (counted apart from defects)"
+	st := styleDefects
+	if f.Synthetic || f.Advisory && !r.Fails(f) || f.Baseline != nil && !f.Baseline.Expired {
+		st = styleBold
 	}
-	t.hang(2, 6, stylePlain, head)
-	msg := f.Message
-	if msg == "" {
-		msg = "⚠ (no message recorded on this finding)"
+	if len(runs) > 1 {
+		// The first is shown; the explain command names it.
+		head += fmt.Sprintf(" · in %d runs", len(runs))
+	} else {
+		head += " · run " + orNone(run.RunID)
+		if run.Turns > 0 {
+			head += fmt.Sprintf(" (turn %d of %d)", run.Turn, run.Turns)
+		}
 	}
-	t.line(6, stylePlain, msg)
+	t.hang(2, 6, st, head)
+	t.hang(6, 6, stylePlain, orText(f.Message, "⚠ (no message recorded on this finding)"))
+	ws := f.Witnessed()
+	switch {
+	case len(ws) > 0:
+		label := "witness: "
+		if len(ws) > 1 {
+			label = fmt.Sprintf("witness 1 of %d: ", len(ws))
+		}
+		t.line(6, styleDim, t.fit(6, label+witnessBrief(ws[0])))
+	default:
+		t.line(6, styleDim, witnessLine(f))
+	}
+	t.hang(6, 8, styleDim, PositionsLine(run, f))
+	// A side that could not judge weakens the finding's agreement; that,
+	// and drift, are said by default, every other reason with --ledger.
+	if f.Drift || strings.HasPrefix(f.Why, "replay lacked input") || o.Ledger && f.Why != "" {
+		t.hang(6, 8, styleDim, "⚠ one-sided: "+f.Why)
+	}
+	if o.Ledger {
+		textFindingDetail(t, f)
+	}
+	if len(runs) > 1 && o.Ledger {
+		ids := make([]string, 0, len(runs))
+		for _, ri := range runs {
+			ids = append(ids, orNone(r.Runs[ri].RunID))
+		}
+		t.hang(6, 8, stylePlain, "runs: "+strings.Join(ids, ", "))
+	}
+	t.command(6, "", r.ExplainArgs(run, i))
+}
 
+// textFindingDetail is what --ledger adds to a finding: who it is about,
+// where it was filed, and every witness.
+func textFindingDetail(t *textWriter, f Finding) {
 	about := "about: ⚠ no subjects recorded — the finding names no identity"
 	if len(f.Subjects) > 0 {
 		const shown = 6
@@ -315,7 +584,6 @@ func textFinding(t *textWriter, r *Report, run *Run, i int) {
 		about += " · predicate " + f.Predicate
 	}
 	t.line(6, styleDim, about)
-
 	filed := "filed at: ⚠ no stage recorded on the event"
 	if f.FiledAt != "" {
 		filed = "filed at " + f.FiledAt
@@ -334,21 +602,67 @@ func textFinding(t *textWriter, r *Report, run *Run, i int) {
 	for _, w := range f.Witnessed() {
 		t.hang(8, 10, styleDim, WitnessText(w))
 	}
-	t.hang(6, 8, styleDim, PositionsLine(run, f))
-	if replayed {
-		src := "source: recorded and replayed"
-		switch f.Source {
-		case replay.SourceRecorded:
-			src = "source: recorded only"
-		case replay.SourceReplayed:
-			src = "source: replayed only"
-		}
-		if f.Why != "" {
-			src += " — " + f.Why
-		}
-		t.line(6, styleDim, src)
+}
+
+// witnessBrief is a witness in the words a one-line summary has room for:
+// who, what, the value, and where it came from.
+func witnessBrief(w EvidenceWitness) string {
+	s := w.Subject.Kind
+	if w.Subject.ID != "" {
+		s += ":" + w.Subject.ID
 	}
-	t.command(6, "explain: ", r.ExplainCommand(run, i))
+	if w.Predicate != "" {
+		s += " " + w.Predicate
+	}
+	s += " = " + WitnessValue(w.Value)
+	if w.Provenance != "" {
+		s += " — " + w.Provenance
+	}
+	return s
+}
+
+// fit cuts text to the room left on one line after indent, at a word
+// boundary, so a one-line summary never wraps and never cuts a word.
+func (t *textWriter) fit(indent int, text string) string {
+	room := t.width - indent
+	if t.width <= 0 || lipgloss.Width(Sanitize(text)) <= room {
+		return text
+	}
+	words := strings.Split(text, " ")
+	out := ""
+	for _, w := range words {
+		next := w
+		if out != "" {
+			next = out + " " + w
+		}
+		if lipgloss.Width(Sanitize(next))+2 > room {
+			break
+		}
+		out = next
+	}
+	if out == "" {
+		return text
+	}
+	return out + " …"
+}
+
+// textResultLine is the report's outcome, first: the exit code and the
+// runs by verdict.
+func textResultLine(t *textWriter, r *Report) {
+	s := r.Summarize()
+	line := fmt.Sprintf("RESULT exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), s.inputsAndRuns())
+	if s.Conversations > 0 {
+		line += "; " + count(s.Conversations, "conversation", "conversations")
+	}
+	line += "."
+	st := styleGreen
+	switch s.ExitCode {
+	case ExitDefects, ExitUnreadable:
+		st = styleDefects
+	case ExitUnmeasured:
+		st = styleUnmeasured
+	}
+	t.hang(0, 4, st, line)
 }
 
 // witnessLine says how much proof travelled with a finding and whether any

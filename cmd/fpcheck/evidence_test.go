@@ -90,7 +90,7 @@ func TestEvidencePositionsReadBack(t *testing.T) {
 		}
 		args = append(args, in.path)
 		var out, errOut bytes.Buffer
-		code := Main(args, &IOStreams{Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" }})
+		code := Main(args, &IOStreams{Out: &out, ErrOut: &errOut, Getenv: testEnv})
 		if code > 3 {
 			t.Fatalf("%s: exit %d: %s", in.path, code, errOut.String())
 		}
@@ -179,7 +179,7 @@ func assertExplains(t *testing.T, name string, in evidenceInput, runID, identity
 		}
 		args = append(args, in.path, identity)
 		var out, errOut bytes.Buffer
-		got := Main(args, &IOStreams{Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" }})
+		got := Main(args, &IOStreams{Out: &out, ErrOut: &errOut, Getenv: testEnv})
 		if got != code {
 			t.Errorf("%s: explain --format %s exits %d, analyze %d: %s", name, format, got, code, errOut.String())
 			continue

@@ -193,8 +193,9 @@ func textWidth(ios *IOStreams, flag int) int {
 			return w
 		}
 	}
+	// COLUMNS, as shells export it, when set; 0 there never wraps.
 	if ios.Getenv != nil {
-		if n, err := strconv.Atoi(ios.Getenv("COLUMNS")); err == nil && n > 0 {
+		if n, err := strconv.Atoi(ios.Getenv("COLUMNS")); err == nil && n >= 0 {
 			return n
 		}
 	}

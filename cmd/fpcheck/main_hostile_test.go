@@ -26,7 +26,7 @@ func run(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stder
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
-	ios := &IOStreams{In: stdin, Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" }}
+	ios := &IOStreams{In: stdin, Out: &out, ErrOut: &errOut, Getenv: testEnv}
 	code = Main(args, ios)
 	return code, out.String(), errOut.String()
 }
@@ -68,7 +68,7 @@ func (p panicWriter) Write([]byte) (int, error) { panic(p.value) }
 func TestMainRecoversPanic(t *testing.T) {
 	input := filepath.Join(hostileFixtures, "interleaved.jsonl")
 	var errOut bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(""), Out: panicWriter{"renderer exploded"}, ErrOut: &errOut, Getenv: func(string) string { return "" }}
+	ios := &IOStreams{In: strings.NewReader(""), Out: panicWriter{"renderer exploded"}, ErrOut: &errOut, Getenv: testEnv}
 	code := Main([]string{"analyze", "--color=never", input}, ios)
 	if code != int(ExitInternal) {
 		t.Errorf("exit code %d, want %d", code, ExitInternal)
@@ -91,7 +91,7 @@ func TestMainRecoversPanic(t *testing.T) {
 // recording; the one line must stay one line and escaped.
 func TestMainPanicLineIsTerminalSafe(t *testing.T) {
 	var errOut bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(""), Out: panicWriter{"bad \x1b]0;owned\a value\nsecond line"}, ErrOut: &errOut, Getenv: func(string) string { return "" }}
+	ios := &IOStreams{In: strings.NewReader(""), Out: panicWriter{"bad \x1b]0;owned\a value\nsecond line"}, ErrOut: &errOut, Getenv: testEnv}
 	Main([]string{"analyze", filepath.Join(hostileFixtures, "interleaved.jsonl")}, ios)
 	if strings.Count(errOut.String(), "\n") != 1 {
 		t.Errorf("not one line: %q", errOut.String())

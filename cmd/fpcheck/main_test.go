@@ -48,6 +48,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", repo)
 			env.Setenv("CORPUS", filepath.Join(repo, "..", "shared", "reference-corpus"))
 			env.Setenv("NO_COLOR", "")
+			// Text is not wrapped unless a script asks with --width, so a
+			// pattern matches a sentence whatever the paths around it.
+			env.Setenv("COLUMNS", "0")
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -58,4 +61,14 @@ func TestScripts(t *testing.T) {
 			return false, nil
 		},
 	})
+}
+
+// testEnv is the environment in-process runs see: nothing set but
+// COLUMNS=0, which leaves text unwrapped so that a test matches a sentence
+// whatever the paths around it.
+func testEnv(k string) string {
+	if k == "COLUMNS" {
+		return "0"
+	}
+	return ""
 }

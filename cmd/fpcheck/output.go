@@ -23,14 +23,20 @@ import (
 type outputFlags struct {
 	Format  string
 	Outputs []string
-	cmd     *cobra.Command
+	// Width, Ledger and Quiet shape the text format (see
+	// report.TextOptions); Width is -1 until textWidth decides it.
+	Width         int
+	Ledger, Quiet bool
+	cmd           *cobra.Command
 	// formats are the formats the command renders.
 	formats []string
 }
 
-// outputSpec is one rendering: a format and where it goes ("-" = stdout).
+// outputSpec is one rendering: a format and where it goes ("-" = stdout),
+// and for text its shape.
 type outputSpec struct {
 	Format, Path string
+	Text         report.TextOptions
 }
 
 func addOutputFlags(cmd *cobra.Command, o *outputFlags, known []string) {
@@ -39,6 +45,9 @@ func addOutputFlags(cmd *cobra.Command, o *outputFlags, known []string) {
 	formats := strings.Join(known, ", ")
 	f.StringVar(&o.Format, "format", report.FormatText, "format written to stdout: "+formats)
 	f.StringArrayVar(&o.Outputs, "output", nil, "also write FORMAT to PATH, as FORMAT=PATH (repeatable; PATH - is stdout, in place of --format)")
+	addWidthFlag(cmd, &o.Width)
+	f.BoolVar(&o.Ledger, "ledger", false, "text: show every run's full ledgers and notes (an unmeasured run's are always shown)")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "text: print only the findings and the result line")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(known, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -48,6 +57,12 @@ func (o *outputFlags) specs() ([]outputSpec, error) {
 	if !slices.Contains(o.formats, o.Format) {
 		return nil, flagErrorf("--format must be one of %s, not %q", strings.Join(o.formats, ", "), o.Format)
 	}
+	if o.cmd != nil {
+		if err := checkWidth(o.cmd, &o.Width); err != nil {
+			return nil, err
+		}
+	}
+	text := report.TextOptions{Width: o.Width, Ledger: o.Ledger, Quiet: o.Quiet}
 	var extra []outputSpec
 	toStdout := false
 	seen := map[string]bool{}
@@ -70,7 +85,7 @@ func (o *outputFlags) specs() ([]outputSpec, error) {
 		if path == "-" {
 			toStdout = true
 		}
-		extra = append(extra, outputSpec{Format: format, Path: path})
+		extra = append(extra, outputSpec{Format: format, Path: path, Text: text})
 	}
 	formatSet := o.cmd != nil && o.cmd.Flags().Changed("format")
 	if toStdout && formatSet {
@@ -78,7 +93,7 @@ func (o *outputFlags) specs() ([]outputSpec, error) {
 	}
 	var out []outputSpec
 	if !toStdout {
-		out = append(out, outputSpec{Format: o.Format, Path: "-"})
+		out = append(out, outputSpec{Format: o.Format, Path: "-", Text: text})
 	}
 	// Stdout first, so a person watching sees the result before files are
 	// written; the files then follow in flag order.
@@ -117,13 +132,13 @@ func checkWritable(specs []outputSpec) error {
 }
 
 // renderOptions are the render settings every command shares.
-func renderOptions(color bool) report.RenderOptions {
+func renderOptions(text report.TextOptions) report.RenderOptions {
 	root, _ := os.Getwd()
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
 	return report.RenderOptions{
-		Text:        report.TextOptions{Color: color},
+		Text:        text,
 		ToolVersion: buildVersion(),
 		Root:        root,
 	}
@@ -133,8 +148,11 @@ func renderOptions(color bool) report.RenderOptions {
 // text on stdout only; machine formats and files never carry it.
 func writeOutputs(ios *IOStreams, specs []outputSpec, colorMode string, render func(w io.Writer, format string, o report.RenderOptions) error) error {
 	for _, s := range specs {
+		text := s.Text
 		if s.Path == "-" {
-			o := renderOptions(ios.colorEnabled(colorMode) && s.Format == report.FormatText)
+			text.Color = ios.colorEnabled(colorMode) && s.Format == report.FormatText
+			text.Width = textWidth(ios, text.Width)
+			o := renderOptions(text)
 			if err := renderBuffered(ios.Out, s.Format, o, render); err != nil {
 				return err
 			}
@@ -144,7 +162,11 @@ func writeOutputs(ios *IOStreams, specs []outputSpec, colorMode string, render f
 		if err != nil {
 			return fmt.Errorf("cannot write the %s output: %w", s.Format, err)
 		}
-		err = renderBuffered(f, s.Format, renderOptions(false), render)
+		// A file is not a terminal: it wraps at 80 unless --width says.
+		if text.Width < 0 {
+			text.Width = defaultWidth
+		}
+		err = renderBuffered(f, s.Format, renderOptions(text), render)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -13,6 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// unshaped is the text shape when no text flag is given: the width is
+// left for textWidth to decide.
+var unshaped = report.TextOptions{Width: -1}
+
 func TestOutputSpecs(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -20,18 +24,18 @@ func TestOutputSpecs(t *testing.T) {
 		want    []outputSpec
 		wantErr string
 	}{
-		{name: "default", want: []outputSpec{{"text", "-"}}},
-		{name: "format", args: []string{"--format", "sarif"}, want: []outputSpec{{"sarif", "-"}}},
+		{name: "default", want: []outputSpec{{Format: "text", Path: "-", Text: unshaped}}},
+		{name: "format", args: []string{"--format", "sarif"}, want: []outputSpec{{Format: "sarif", Path: "-", Text: unshaped}}},
 		{name: "outputs keep text on stdout", args: []string{"--output", "sarif=a.sarif", "--output", "junit=j.xml"},
-			want: []outputSpec{{"text", "-"}, {"sarif", "a.sarif"}, {"junit", "j.xml"}}},
+			want: []outputSpec{{Format: "text", Path: "-", Text: unshaped}, {Format: "sarif", Path: "a.sarif", Text: unshaped}, {Format: "junit", Path: "j.xml", Text: unshaped}}},
 		{name: "output to stdout replaces format", args: []string{"--output", "junit=j.xml", "--output", "json=-"},
-			want: []outputSpec{{"json", "-"}, {"junit", "j.xml"}}},
+			want: []outputSpec{{Format: "json", Path: "-", Text: unshaped}, {Format: "junit", Path: "j.xml", Text: unshaped}}},
 		{name: "format and output to stdout", args: []string{"--format", "json", "--output", "sarif=-"}, wantErr: "both write to stdout"},
 		{name: "two to stdout", args: []string{"--output", "json=-", "--output", "sarif=-"}, wantErr: "already written"},
 		{name: "same file", args: []string{"--output", "json=x", "--output", "sarif=./x"}, wantErr: "already written"},
 		{name: "no path", args: []string{"--output", "sarif="}, wantErr: "FORMAT=PATH"},
-		{name: "html to a file", args: []string{"--output", "html=report.html"}, want: []outputSpec{{"text", "-"}, {"html", "report.html"}}},
-		{name: "html to stdout", args: []string{"--format", "html"}, want: []outputSpec{{"html", "-"}}},
+		{name: "html to a file", args: []string{"--output", "html=report.html"}, want: []outputSpec{{Format: "text", Path: "-", Text: unshaped}, {Format: "html", Path: "report.html", Text: unshaped}}},
+		{name: "html to stdout", args: []string{"--format", "html"}, want: []outputSpec{{Format: "html", Path: "-", Text: unshaped}}},
 		{name: "unknown format", args: []string{"--output", "pdf=x.pdf"}, wantErr: "format must be one of"},
 		{name: "unknown stdout format", args: []string{"--format", "pdf"}, wantErr: "--format must be one of"},
 	}
@@ -39,7 +43,7 @@ func TestOutputSpecs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []outputSpec
 			var gotErr error
-			ios := &IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+			ios := &IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: testEnv}
 			cmd := NewCmdAnalyze(ios, &globalOptions{Color: "never"}, func(o *AnalyzeOptions) error {
 				got, gotErr = o.Output.specs()
 				return gotErr
@@ -97,7 +101,7 @@ func TestProgress(t *testing.T) {
 // inputs writes nothing there.
 func TestNoProgressWithoutTerminal(t *testing.T) {
 	var out, errOut bytes.Buffer
-	ios := &IOStreams{Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" }}
+	ios := &IOStreams{Out: &out, ErrOut: &errOut, Getenv: testEnv}
 	dir := "../../testdata/recordings/formats"
 	args := []string{"analyze", dir + "/clean.jsonl", dir + "/defect.jsonl", dir + "/stopped.jsonl", dir + "/advisory.jsonl", dir + "/defect-later.jsonl", dir + "/hostile-ci.jsonl"}
 	if code := Main(args, ios); code != int(ExitDefects) {
@@ -111,7 +115,7 @@ func TestNoProgressWithoutTerminal(t *testing.T) {
 	}
 	// With a terminal, the results are the same, in the same order.
 	var out2, err2 bytes.Buffer
-	ios2 := &IOStreams{Out: &out2, ErrOut: &err2, ErrTTY: true, Getenv: func(string) string { return "" }}
+	ios2 := &IOStreams{Out: &out2, ErrOut: &err2, ErrTTY: true, Getenv: testEnv}
 	if code := Main(args, ios2); code != int(ExitDefects) {
 		t.Fatalf("exit %d", code)
 	}

@@ -125,7 +125,7 @@ func (panicReader) Read([]byte) (int, error) { panic("reader exploded") }
 func TestPipelinePanicReachesMain(t *testing.T) {
 	for _, j := range []string{"1", "2", "4"} {
 		var errOut bytes.Buffer
-		ios := &IOStreams{In: panicReader{}, Out: &bytes.Buffer{}, ErrOut: &errOut, Getenv: func(string) string { return "" }}
+		ios := &IOStreams{In: panicReader{}, Out: &bytes.Buffer{}, ErrOut: &errOut, Getenv: testEnv}
 		code := Main([]string{"analyze", "-j", j, "-"}, ios)
 		msg := errOut.String()
 		if code != int(ExitInternal) || !strings.Contains(msg, "reader exploded") || strings.Count(msg, "\n") != 1 || strings.Contains(msg, "goroutine") {

@@ -106,7 +106,7 @@ func TestCoresLentAndReturned(t *testing.T) {
 	if err := os.WriteFile(decls, []byte(armed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ios := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+	ios := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: testEnv}
 	for _, o := range []loadOptions{{}, {Declarations: decls}, {Declarations: decls, Posture: "dev"}} {
 		flags := []string{"analyze", "--format", "json"}
 		if o.Declarations != "" {

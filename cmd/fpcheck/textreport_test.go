@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fpcheck/fpcheck/internal/synth"
+	"github.com/fpcheck/fpcheck/report"
+)
+
+// synthDeclarations arm the choice and write checks on the generated
+// agent's tools.
+const synthDeclarations = `tools:
+  backup_status: { argumentsFrom: [fleet_report], noticeEmptyLookups: true }
+  host_metrics: { argumentsFrom: [fleet_report] }
+`
+
+// writeSynth200 generates, in dir, a recording of 200 model calls (10 runs
+// of 20) with findings on, and its declarations; it returns their names
+// relative to dir.
+func writeSynth200(t *testing.T, dir string) (rec, decl string) {
+	t.Helper()
+	c := synth.DefaultConfig()
+	c.Runs, c.Iterations, c.ToolResultBytes = 10, 20, 512
+	var b bytes.Buffer
+	if _, err := synth.WriteNDJSON(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fleet.jsonl"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fleet.yaml"), []byte(synthDeclarations), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "fleet.jsonl", "fleet.yaml"
+}
+
+// TestTextReportFitsOneScreen: the default text report of a 200-model-call
+// recording, 50 findings in 10 runs, fits in 60 lines at width 80, and at
+// 80 and 120 columns no line is wider than the width, so no terminal cuts
+// a word; both are pinned as goldens.
+func TestTextReportFitsOneScreen(t *testing.T) {
+	golden, err := filepath.Abs("../../testdata/recordings/report/golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	rec, decl := writeSynth200(t, dir)
+	for _, tc := range []struct {
+		width, maxLines int
+	}{{80, 60}, {120, 60}} {
+		var out, errOut bytes.Buffer
+		code := Main([]string{"analyze", "--width", strconv.Itoa(tc.width), "--declarations", decl, rec}, &IOStreams{Out: &out, ErrOut: &errOut, Getenv: testEnv})
+		if code != int(ExitDefects) {
+			t.Fatalf("width %d: exit %d: %s", tc.width, code, errOut.String())
+		}
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		if len(lines) > tc.maxLines {
+			t.Errorf("width %d: %d lines, want at most %d:\n%s", tc.width, len(lines), tc.maxLines, out.String())
+		}
+		for i, l := range lines {
+			if n := utf8.RuneCountInString(l); n > tc.width {
+				t.Errorf("width %d: line %d is %d columns: %q", tc.width, i+1, n, l)
+			}
+		}
+		if !strings.Contains(out.String(), "in 10 runs") {
+			t.Errorf("width %d: repeated findings are not grouped", tc.width)
+		}
+		if got := strings.Count(out.String(), "Bound: "); got != 1 {
+			t.Errorf("width %d: the bound is said %d times, want once", tc.width, got)
+		}
+		compareText(t, filepath.Join(golden, "synth-200-w"+strconv.Itoa(tc.width)+".txt"), out.Bytes())
+	}
+}
+
+// TestShortFormatMatchesProblemMatchers: every finding line of --format
+// short is PATH:LINE: kind@seam: message, as a problem matcher's regular
+// expression reads it, and the line names a real line of the file.
+func TestShortFormatMatchesProblemMatchers(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	rec, decl := writeSynth200(t, dir)
+	var out, errOut bytes.Buffer
+	code := Main([]string{"analyze", "--format", "short", "--declarations", decl, rec}, &IOStreams{Out: &out, ErrOut: &errOut, Getenv: testEnv})
+	if code != int(ExitDefects) {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	data, _ := os.ReadFile(rec)
+	fileLines := bytes.Count(data, []byte("\n"))
+	matcher := regexp.MustCompile(report.ShortLine)
+	// The matcher a GitHub problem matcher or an editor would use.
+	generic := regexp.MustCompile(`^([^:]+):(\d+): (.+)$`)
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	findings := 0
+	for _, l := range lines[:len(lines)-1] {
+		m := matcher.FindStringSubmatch(l)
+		if m == nil || !generic.MatchString(l) {
+			t.Errorf("not a file:line: message line: %q", l)
+			continue
+		}
+		findings++
+		if m[1] != rec {
+			t.Errorf("path %q, want %q", m[1], rec)
+		}
+		if n, _ := strconv.Atoi(m[2]); n < 1 || n > fileLines {
+			t.Errorf("line %s is outside the file's %d lines", m[2], fileLines)
+		}
+	}
+	if findings != 50 {
+		t.Errorf("%d finding lines, want 50", findings)
+	}
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "RESULT exit 1 (defects)") || matcher.MatchString(last) {
+		t.Errorf("last line %q: want the RESULT line, which no matcher takes for a finding", last)
+	}
+}
+
+func compareText(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/fpcheck -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+}
