@@ -200,7 +200,11 @@ func textDeclarations(t *textWriter, r *Report) {
 	if dr == nil {
 		return
 	}
-	t.blank()
+	// All met, the declarations are one line under the result; unseen
+	// ones weaken the verdict and stand apart.
+	if len(dr.Unseen) > 0 {
+		t.blank()
+	}
 	st := styleBold
 	if len(dr.Unseen) > 0 {
 		st = styleUnmeasured

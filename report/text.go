@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"io"
 	"strings"
 
@@ -170,9 +171,7 @@ func RenderText(w io.Writer, r *Report, o TextOptions) error {
 	textDamage(t, r, o)
 	// Declarations the recordings never met weaken the verdict; all met,
 	// they are detail.
-	if dr := r.Declarations; dr != nil && (len(dr.Unseen) > 0 || o.Ledger) {
-		textDeclarations(t, r)
-	}
+	textDeclarations(t, r)
 	textSkipped(t, r)
 	textFindings(t, r, o)
 	if o.Quiet {
@@ -329,15 +328,37 @@ func textRun(t *textWriter, r *Report, run *Run, o TextOptions) {
 	full := o.Ledger || run.Verdict == VerdictUnmeasured
 	// The coverage line says what a green's headline would; the headline
 	// stays where it says more: evidence missing, a filter, an absence.
-	if full || run.Verdict != VerdictGreen || run.HeadlineKind != HeadlineAbsence {
+	says := false
+	switch run.HeadlineKind {
+	case HeadlineFindings:
+		// Advisories only: the headline says why they are counted apart;
+		// a baseline's acceptances are said there too.
+		says = run.Defects == 0 || run.Baselined > 0
+	case HeadlineAbsence:
+		says = run.Verdict != VerdictGreen
+	default:
+		says = true
+	}
+	if full || says {
 		t.hang(6, 8, verdictStyle(run.Verdict), run.Headline)
 	}
 	for _, n := range run.Notes {
-		if full || strings.HasPrefix(n, "⚠") {
+		if full || noteWeakens(n) {
 			t.hang(6, 8, noteStyle(n), n)
 		}
 	}
 	if !full {
+		// The rows whose silence weakens the verdict, and only those.
+		for _, side := range []*Side{&run.Recorded, run.Replayed} {
+			if side == nil {
+				continue
+			}
+			for _, row := range side.Rows {
+				if slices.ContainsFunc(row.Parts, func(p string) bool { return strings.Contains(p, "⚠") }) {
+					t.hang(6, 10, styleUnmeasured, sideName(side, run)+" "+Sanitize(row.Key())+"  "+strings.Join(row.Parts, " · "))
+				}
+			}
+		}
 		textValidation(t, run)
 		return
 	}
@@ -349,6 +370,21 @@ func textRun(t *textWriter, r *Report, run *Run, o TextOptions) {
 	}
 	textValidation(t, run)
 	t.hang(6, 8, verdictStyle(run.Verdict), verdictLine(r, run))
+}
+
+// sideName says which side a ledger is.
+func sideName(s *Side, run *Run) string {
+	if s == run.Replayed {
+		return "replayed"
+	}
+	return "recorded"
+}
+
+// noteWeakens reports whether a run note qualifies its verdict, and so is
+// said without --ledger: a warning, or a pass owed to the app's word (an
+// excused argument) rather than to the evidence.
+func noteWeakens(n string) bool {
+	return strings.HasPrefix(n, "⚠") || strings.HasPrefix(n, "Excused")
 }
 
 // runStart says where a run's events begin.
@@ -374,7 +410,7 @@ func sameRuns(r *Report, i int, o TextOptions) int {
 			return true
 		}
 		for _, n := range run.Notes {
-			if strings.HasPrefix(n, "⚠") {
+			if noteWeakens(n) {
 				return true
 			}
 		}
@@ -547,7 +583,7 @@ func textFinding(t *textWriter, r *Report, run *Run, i, number int, runs []int, 
 	// A side that could not judge weakens the finding's agreement; that,
 	// and drift, are said by default, every other reason with --ledger.
 	if f.Drift || strings.HasPrefix(f.Why, "replay lacked input") || o.Ledger && f.Why != "" {
-		t.hang(6, 8, styleDim, "⚠ one-sided: "+f.Why)
+		t.line(6, styleDim, t.fit(6, "⚠ one-sided: "+f.Why))
 	}
 	if o.Ledger {
 		textFindingDetail(t, f)
