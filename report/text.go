@@ -169,8 +169,8 @@ func RenderText(w io.Writer, r *Report, o TextOptions) error {
 	t := newTextWriter(w, o)
 	textResultLine(t, r)
 	textDamage(t, r, o)
-	// Declarations the recordings never met weaken the verdict; all met,
-	// they are detail.
+	// What the declarations and the skipped inputs say qualifies every
+	// run below, so it stands under the result.
 	textDeclarations(t, r)
 	textSkipped(t, r)
 	textFindings(t, r, o)
