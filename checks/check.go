@@ -324,7 +324,9 @@ type WriteView struct {
 	// Result is tool_end.result as recorded; nil when the event carries no
 	// result key at all.
 	Result json.RawMessage
-	// Error is tool_end.error: the call failed.
+	// Error is true when the result is not what the tool answered:
+	// tool_end.error, or (releases after 9.62.0) a status of failure,
+	// denied, pending or absent, or notExecuted.
 	Error bool
 	// Tool is the called tool's declaration; nil when none.
 	Tool *ToolDecl

@@ -180,7 +180,7 @@ var (
 	llmStartNames  = []string{"iteration", "provider", "systemPromptChars", "systemPromptText", "messagesCount", "toolsCount", "tools"}
 	llmEndNames    = []string{"iteration", "content", "wireManifest"}
 	toolStartNames = []string{"toolName", "toolCallId", "args"}
-	toolEndNames   = []string{"toolCallId", "result", "error"}
+	toolEndNames   = []string{"toolCallId", "result", "error", "status", "notExecuted"}
 	iterEndNames   = []string{"iterIndex", "history"}
 	historyNames   = []string{"role", "content", "toolCallId", "toolName", "toolCalls"}
 	toolCallNames  = []string{"id", "name"}
@@ -250,9 +250,10 @@ func decodeToolStart(raw json.RawMessage, p *toolStartPayload, slow bool) bool {
 
 func decodeToolEnd(raw json.RawMessage, p *toolEndPayload, slow bool) bool {
 	return fastOrLoose(raw, p, slow, func() bool {
-		var v [3][]byte
+		var v [5][]byte
 		return pick(raw, toolEndNames, v[:]) &&
-			setStr(&p.ToolCallID, v[0]) && setRaw(&p.Result, v[1]) && setBoolPtr(&p.Error, v[2])
+			setStr(&p.ToolCallID, v[0]) && setRaw(&p.Result, v[1]) && setBoolPtr(&p.Error, v[2]) &&
+			setStr(&p.Status, v[3]) && setBoolPtr(&p.NotExecuted, v[4])
 	})
 }
 

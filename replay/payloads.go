@@ -103,6 +103,23 @@ type toolEndPayload struct {
 	ToolCallID string          `json:"toolCallId"`
 	Result     json.RawMessage `json:"result"`
 	Error      *bool           `json:"error"`
+	// Status (success, failure, denied, invalid, partial, pending,
+	// absent) and NotExecuted are written by releases after 9.62.0.
+	Status      string `json:"status"`
+	NotExecuted *bool  `json:"notExecuted"`
+}
+
+// notAnswer reports a tool_end whose result is not what the tool
+// answered: the call failed, or never ran (denied by a permission rule,
+// still pending, or absent), so its result is an error or a refusal and
+// no write-seam check judges it as rows. An invalid result (rows a column
+// check refused under enforce) and a partial one are still the tool's.
+func (p *toolEndPayload) notAnswer() bool {
+	switch p.Status {
+	case "failure", "denied", "pending", "absent":
+		return true
+	}
+	return p.Error != nil && *p.Error || p.NotExecuted != nil && *p.NotExecuted
 }
 
 type iterationEndPayload struct {

@@ -53,7 +53,7 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	if len(p.Result) > 0 {
 		view.Result = append(json.RawMessage(nil), p.Result...)
 	}
-	view.Error = p.Error != nil && *p.Error
+	view.Error = p.notAnswer()
 	call, started := e.toolCalls[p.ToolCallID]
 	if !started {
 		call = checks.ToolCall{ID: p.ToolCallID, Name: e.callNames[p.ToolCallID]}
