@@ -178,7 +178,7 @@ var (
 	injectedNames  = []string{"contentHash", "slot", "source", "sourceId", "rawContent", "asRole", "position"}
 	slotNames      = []string{"slot"}
 	llmStartNames  = []string{"iteration", "provider", "systemPromptChars", "systemPromptText", "messagesCount", "toolsCount", "tools"}
-	llmEndNames    = []string{"iteration", "content", "wireManifest"}
+	llmEndNames    = []string{"iteration", "content", "wireManifest", "contentWithheld"}
 	toolStartNames = []string{"toolName", "toolCallId", "args"}
 	toolEndNames   = []string{"toolCallId", "result", "error", "status", "notExecuted"}
 	iterEndNames   = []string{"iterIndex", "history"}
@@ -231,8 +231,9 @@ func decodeLLMStart(raw json.RawMessage, p *llmStartPayload, slow bool) bool {
 // answer text is left unread.
 func decodeLLMEnd(raw json.RawMessage, p *llmEndPayload, content, slow bool) bool {
 	return fastOrLoose(raw, p, slow, func() bool {
-		var v [3][]byte
-		ok := pick(raw, llmEndNames, v[:]) && setNumPtr(&p.Iteration, v[0]) && setRaw(&p.WireManifest, v[2])
+		var v [4][]byte
+		ok := pick(raw, llmEndNames, v[:]) && setNumPtr(&p.Iteration, v[0]) && setRaw(&p.WireManifest, v[2]) &&
+			setBoolPtr(&p.ContentWithheld, v[3])
 		if ok && content {
 			ok = setStrPtr(&p.Content, v[1])
 		}

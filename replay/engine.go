@@ -832,7 +832,12 @@ func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 		return
 	}
 	view := e.call.view
-	if p.Content != nil && e.need.claims {
+	switch {
+	case p.ContentWithheld != nil && *p.ContentWithheld:
+		// What stands in content is not the model's words: the answer of
+		// this iteration is not recorded, never an empty one.
+		delete(e.lastContent, view.Iteration)
+	case p.Content != nil && e.need.claims:
 		e.lastContent[view.Iteration] = *p.Content
 	}
 	names, stated, problem := manifestNamesOf(p.WireManifest, e.slow)

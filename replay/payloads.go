@@ -91,6 +91,9 @@ type llmEndPayload struct {
 	Iteration    *float64        `json:"iteration"`
 	Content      *string         `json:"content"`
 	WireManifest json.RawMessage `json:"wireManifest"`
+	// ContentWithheld (releases after 9.62.0) says content is not what
+	// the model wrote: the words were kept out of the record.
+	ContentWithheld *bool `json:"contentWithheld"`
 }
 
 type toolStartPayload struct {
