@@ -448,6 +448,10 @@ func summaryProps(r *Report, s Summary) map[string]any {
 // %SRCROOT% base) when it lies beneath root or was given relative, else an
 // absolute file URI. Standard input has no location.
 func artifactURI(path, root string) (uri, base string, ok bool) {
+	if isURL(path) {
+		// An object in a bucket is named by its own URL.
+		return path, "", true
+	}
 	rel, abs, ok := relPath(path, root)
 	if !ok {
 		return "", "", false
@@ -462,11 +466,18 @@ func artifactURI(path, root string) (uri, base string, ok bool) {
 	return (&url.URL{Scheme: "file", Path: p}).String(), "", true
 }
 
+// isURL reports an input read from object storage (s3://, gs://, …),
+// which has no path on this machine.
+func isURL(path string) bool {
+	scheme, _, ok := strings.Cut(path, "://")
+	return ok && scheme != "" && !strings.ContainsAny(scheme, `/\.`)
+}
+
 // relPath returns an input's path relative to root, slash-separated, when
 // it can be said relative; otherwise abs is its absolute path. ok is false
 // for standard input.
 func relPath(path, root string) (rel, abs string, ok bool) {
-	if path == "" || path == "-" || path == recording.StdinName {
+	if path == "" || path == "-" || path == recording.StdinName || isURL(path) {
 		return "", "", false
 	}
 	if !filepath.IsAbs(path) {

@@ -167,7 +167,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	entries, err := expandEntries(o.Inputs, o.IO, false, o.Load.MaxDecompressedBytes)
+	entries, err := expandEntries(o.Inputs, o.IO, o.Global.Store, false, o.Load.MaxDecompressedBytes)
 	if err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 			o.Load.Encounters, o.Load.Explain = true, true
 		}
 	}
-	j, err := loadEntries(mine, o.Load, o.IO, each)
+	j, err := loadEntries(mine, o.Load, o.IO, o.Global.Store, each)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/internal/objstore"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -118,12 +119,12 @@ type diffSide struct {
 	cohort    bool
 }
 
-func loadSide(arg string, load loadOptions, ios *IOStreams) (*diffSide, error) {
-	entries, err := expandEntries([]string{arg}, ios, true, load.MaxDecompressedBytes)
+func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Store) (*diffSide, error) {
+	entries, err := expandEntries([]string{arg}, ios, store, true, load.MaxDecompressedBytes)
 	if err != nil {
 		return nil, err
 	}
-	j, err := loadEntries(entries, load, ios, nil)
+	j, err := loadEntries(entries, load, ios, store, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +173,11 @@ func diffRun(o *DiffOptions) error {
 	if o.BaseDeclarations != "" {
 		baseLoad.Declarations = o.BaseDeclarations
 	}
-	base, err := loadSide(o.Base, baseLoad, o.IO)
+	base, err := loadSide(o.Base, baseLoad, o.IO, o.Global.Store)
 	if err != nil {
 		return err
 	}
-	head, err := loadSide(o.Head, o.Load, o.IO)
+	head, err := loadSide(o.Head, o.Load, o.IO, o.Global.Store)
 	if err != nil {
 		return err
 	}

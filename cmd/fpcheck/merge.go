@@ -152,7 +152,7 @@ func mergeRun(o *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	entries, err := expandEntries(o.Inputs, o.IO, true, o.Load.MaxDecompressedBytes)
+	entries, err := expandEntries(o.Inputs, o.IO, o.Global.Store, true, o.Load.MaxDecompressedBytes)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func mergeRun(o *MergeOptions) error {
 	if err := checkWritable(specs); err != nil {
 		return err
 	}
-	j, err := loadEntries(entries, o.Load, o.IO, nil)
+	j, err := loadEntries(entries, o.Load, o.IO, o.Global.Store, nil)
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/objstore"
 	"github.com/fpcheck/fpcheck/internal/relay"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/replay"
@@ -57,6 +60,8 @@ type pipeline struct {
 	spare atomic.Int64
 	// pan carries panics out of run's goroutines.
 	pan *relay.Panic
+	// store opens the object storage inputs.
+	store *objstore.Store
 	// finished, when not nil, is handed each input's result as soon as it
 	// is read, from the worker that read it.
 	finished func(i int, res report.InputResult)
@@ -293,9 +298,20 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	}
 	var st *recording.Stats
 	var err error
-	if path == "-" {
+	switch {
+	case path == "-":
 		st, err = recording.LoadReader("-", ios.In, opts, judge)
-	} else {
+	case objstore.IsURL(path):
+		// An object is streamed to the loader as it arrives; one that
+		// cannot be opened is an unreadable input, as a file is.
+		var rc io.ReadCloser
+		rc, err = p.store.Open(context.Background(), path, 0)
+		if err != nil {
+			return report.InputResult{Path: path, Err: err}
+		}
+		st, err = recording.LoadReader(path, rc, opts, judge)
+		rc.Close()
+	default:
 		st, err = recording.Load(path, opts, judge)
 	}
 	p.spare.Add(int64(borrowed))

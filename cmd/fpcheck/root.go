@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/fpcheck/fpcheck/internal/objstore"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -24,15 +25,22 @@ func buildVersion() string {
 	return "devel"
 }
 
-// globalOptions are the flags every command shares.
+// globalOptions are the flags every command shares, and the object
+// storage buckets the invocation opened.
 type globalOptions struct {
 	Color string
+	Store *objstore.Store
 }
 
 // NewRootCmd builds the command tree. Nothing is global: tests build a fresh
 // tree per run.
 func NewRootCmd(ios *IOStreams) *cobra.Command {
-	g := &globalOptions{}
+	root, _ := newRoot(ios)
+	return root
+}
+
+func newRoot(ios *IOStreams) (*cobra.Command, *globalOptions) {
+	g := &globalOptions{Store: objstore.New()}
 	root := &cobra.Command{
 		Use:   "fpcheck",
 		Short: "Replay agentfootprint recordings through the Context Integrity checks",
@@ -64,7 +72,7 @@ never that no context error exists.
 		NewCmdDeclarations(ios),
 		NewCmdVersion(ios),
 	)
-	return root
+	return root, g
 }
 
 // Main runs fpcheck with args and returns the process exit code. It is the
@@ -80,7 +88,8 @@ func Main(args []string, ios *IOStreams) (code int) {
 			code = int(ExitInternal)
 		}
 	}()
-	root := NewRootCmd(ios)
+	root, g := newRoot(ios)
+	defer g.Store.Close()
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

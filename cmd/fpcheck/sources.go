@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/objstore"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 )
@@ -36,53 +38,92 @@ type entry struct {
 // and what a cohort diff pairs.
 func (e entry) scenario() string { return report.ScenarioName(e.root, e.path) }
 
-// expandEntries expands the arguments as analyze always has, remembers the
-// directory each input was found under, and reads the saved reports among
-// them when readSaved is true (and refuses them otherwise, by name).
-func expandEntries(args []string, ios *IOStreams, readSaved bool, limit int64) ([]entry, error) {
-	paths, err := recording.Expand(args)
-	if err != nil {
+// expandEntries expands the arguments as analyze always has (and lists the
+// object storage URLs among them like directories), remembers the
+// directory or prefix each input was found under, and reads the saved
+// reports among them when readSaved is true (and refuses them otherwise, by
+// name).
+func expandEntries(args []string, ios *IOStreams, store *objstore.Store, readSaved bool, limit int64) ([]entry, error) {
+	if len(args) == 0 {
+		_, err := recording.Expand(args)
 		return nil, &FlagError{Err: err}
 	}
-	rootOf := map[string]string{}
+	var out []entry
+	seen := map[string]bool{}
+	add := func(p, root string) {
+		key := p
+		if p != "-" && !objstore.IsURL(p) {
+			key = filepath.Clean(p)
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, entry{path: p, root: root, index: len(out)})
+		}
+	}
 	for _, arg := range args {
-		if arg == "-" {
+		if objstore.IsURL(arg) {
+			objs, err := store.List(context.Background(), arg)
+			if err != nil {
+				return nil, &FlagError{Err: err}
+			}
+			for _, o := range objs {
+				add(o.Name, o.Root)
+			}
 			continue
 		}
-		if fi, err := os.Stat(arg); err != nil || !fi.IsDir() {
-			continue
+		if arg == "-" && seen["-"] {
+			_, err := recording.Expand([]string{"-", "-"})
+			return nil, &FlagError{Err: err}
 		}
 		found, err := recording.Expand([]string{arg})
 		if err != nil {
 			return nil, &FlagError{Err: err}
 		}
-		for _, p := range found {
-			if _, ok := rootOf[filepath.Clean(p)]; !ok {
-				rootOf[filepath.Clean(p)] = arg
+		root := ""
+		if arg != "-" {
+			if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+				root = arg
 			}
 		}
-	}
-	out := make([]entry, 0, len(paths))
-	for i, p := range paths {
-		e := entry{path: p, index: i}
-		if p != "-" {
-			e.root = rootOf[filepath.Clean(p)]
+		for _, p := range found {
+			add(p, root)
 		}
-		s, err := sniffEntry(p, ios, readSaved, limit)
+	}
+	for i := range out {
+		s, err := sniffEntry(out[i].path, ios, store, readSaved, limit)
 		if err != nil {
 			return nil, err
 		}
-		e.saved = s
-		out = append(out, e)
+		out[i].saved = s
 	}
 	return out, nil
 }
 
 // sniffEntry reads p as a saved report when it is one. A file that cannot
 // be opened is left to the loader, which states it as an unreadable input.
-func sniffEntry(p string, ios *IOStreams, readSaved bool, limit int64) (*report.Saved, error) {
+func sniffEntry(p string, ios *IOStreams, store *objstore.Store, readSaved bool, limit int64) (*report.Saved, error) {
 	var r io.Reader
 	name := p
+	if objstore.IsURL(p) {
+		head, err := store.Open(context.Background(), p, 512)
+		if err != nil {
+			return nil, nil
+		}
+		_, saved, err := report.SniffSaved(head)
+		head.Close()
+		if err != nil || !saved {
+			return nil, nil
+		}
+		if !readSaved {
+			return nil, flagErrorf("%s is a saved fpcheck report, not a recording; 'fpcheck merge' and 'fpcheck diff' read saved reports", name)
+		}
+		full, err := store.Open(context.Background(), p, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer full.Close()
+		return report.ReadSaved(name, full, savedLimit(limit))
+	}
 	if p == "-" {
 		if !readSaved {
 			// analyze hands standard input to the loader untouched,
@@ -114,10 +155,16 @@ func sniffEntry(p string, ios *IOStreams, readSaved bool, limit int64) (*report.
 	if !readSaved {
 		return nil, flagErrorf("%s is a saved fpcheck report, not a recording; 'fpcheck merge' and 'fpcheck diff' read saved reports", name)
 	}
+	return report.ReadSaved(name, r, savedLimit(limit))
+}
+
+// savedLimit is the most bytes a saved report may hold: the
+// --max-decompressed-bytes of any input.
+func savedLimit(limit int64) int64 {
 	if limit <= 0 {
-		limit = recording.DefaultMaxDecompressedBytes
+		return recording.DefaultMaxDecompressedBytes
 	}
-	return report.ReadSaved(name, r, limit)
+	return limit
 }
 
 // parseShard reads --shard I/N: shard I (0-based, as Kubernetes numbers
@@ -183,7 +230,7 @@ type judged struct {
 //
 // each, when not nil, is handed every recording's result in entry order as
 // soon as it and those before it are read (saved reports are not streamed).
-func loadEntries(entries []entry, load loadOptions, ios *IOStreams, each func(report.InputResult)) (*judged, error) {
+func loadEntries(entries []entry, load loadOptions, ios *IOStreams, store *objstore.Store, each func(report.InputResult)) (*judged, error) {
 	digest, err := declarationsDigest(load.Declarations)
 	if err != nil {
 		return nil, err
@@ -202,6 +249,7 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams, each func(re
 		return nil, err
 	}
 	j.decls, j.declNames = p.decls, p.declNames
+	p.store = store
 	place := func(i int, res *report.InputResult) {
 		res.Index, res.Root = recs[i].index, recs[i].root
 		if res.Path == "" {

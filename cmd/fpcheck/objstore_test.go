@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// fakeS3 serves an in-memory S3 on the loopback for the real S3 driver to
+// talk to: nothing leaves 127.0.0.1.
+type fakeS3 struct {
+	backend *s3mem.Backend
+	srv     *httptest.Server
+}
+
+func startFakeS3(t testing.TB) *fakeS3 {
+	t.Helper()
+	backend := s3mem.New()
+	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(srv.Close)
+	return &fakeS3{backend: backend, srv: srv}
+}
+
+// query is what an s3:// URL needs to reach the fake server.
+func (f *fakeS3) query() string {
+	return "endpoint=" + f.srv.URL + "&use_path_style=true&disable_https=true&region=us-east-1"
+}
+
+func (f *fakeS3) put(t testing.TB, bucket, key string, data []byte) {
+	t.Helper()
+	if err := f.store(bucket, key, data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fakeS3) store(bucket, key string, data []byte) error {
+	if err := f.backend.CreateBucket(bucket); err != nil && !gofakes3.IsAlreadyExists(err) {
+		return err
+	}
+	_, err := f.backend.PutObject(bucket, key, map[string]string{}, bytes.NewReader(data), int64(len(data)), nil)
+	return err
+}
+
+// s3Env points the AWS SDK at static test credentials and away from every
+// file and metadata service it would otherwise consult.
+func s3Env(dir string) map[string]string {
+	return map[string]string{
+		"AWS_ACCESS_KEY_ID":           "fpcheck-test",
+		"AWS_SECRET_ACCESS_KEY":       "fpcheck-test-secret",
+		"AWS_REGION":                  "us-east-1",
+		"AWS_EC2_METADATA_DISABLED":   "true",
+		"AWS_CONFIG_FILE":             filepath.Join(dir, "no-aws-config"),
+		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "no-aws-credentials"),
+	}
+}
+
+// bucketInputs are the objects the object storage tests read: two
+// recordings, one corrupted in transit, one that is no recording.
+var bucketInputs = map[string]string{
+	"ok.jsonl":              "../../testdata/recordings/formats/clean.jsonl",
+	"runs/defect.jsonl":     "../../testdata/recordings/formats/defect.jsonl",
+	"runs/corrupt.jsonl.gz": "../../testdata/recordings/hostile/corrupt.jsonl.gz",
+	"runs/text.log":         "../../testdata/recordings/hostile/text.log",
+	".hidden/skipped.jsonl": "../../testdata/recordings/formats/defect.jsonl",
+	"notes.md":              "../../testdata/recordings/demo/README.md",
+}
+
+// The same inputs read from a bucket (S3 through the real driver, and a
+// file:// bucket) and from a directory give the same report, in every
+// format, with the same exit code: the same sniffing, limits and loss
+// accounting.
+func TestObjectStorageReadsAsFiles(t *testing.T) {
+	dir := t.TempDir()
+	for k, v := range s3Env(dir) {
+		t.Setenv(k, v)
+	}
+	s3 := startFakeS3(t)
+	local := filepath.Join(dir, "day")
+	for key, src := range bucketInputs {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s3.put(t, "recordings", "2026-12-01/"+key, data)
+		p := filepath.Join(local, filepath.FromSlash(key))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ name, url, shown string }{
+		{"s3", "s3://recordings/2026-12-01?" + s3.query(), "s3://recordings/2026-12-01"},
+		{"s3 with a trailing slash", "s3://recordings/2026-12-01/?" + s3.query(), "s3://recordings/2026-12-01"},
+		{"file", "file://" + filepath.ToSlash(local), "file://" + filepath.ToSlash(local)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, format := range []string{"json", "text", "jsonl", "markdown", "junit"} {
+				wantCode, want, _ := run(t, nil, "analyze", "--format", format, local)
+				code, got, stderr := run(t, nil, "analyze", "--format", format, tc.url)
+				if code != wantCode {
+					t.Errorf("%s: exit %d from the bucket, %d from the directory (%s)", format, code, wantCode, stderr)
+				}
+				got = strings.ReplaceAll(got, tc.shown, local)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: the bucket's report differs from the directory's (-directory +bucket):\n%s", format, diff)
+				}
+			}
+		})
+	}
+	// SARIF names an object by its URL.
+	if _, out, _ := run(t, nil, "analyze", "--format", "sarif", "s3://recordings/2026-12-01?"+s3.query()); !strings.Contains(out, `"uri": "s3://recordings/2026-12-01/runs/defect.jsonl"`) {
+		t.Errorf("SARIF does not name the object by its URL:\n%s", head(out))
+	}
+	// One object named itself reads as one file; a missing one is said.
+	code, out, _ := run(t, nil, "analyze", "s3://recordings/2026-12-01/runs/defect.jsonl?"+s3.query())
+	if code != int(ExitDefects) || !strings.Contains(out, "s3://recordings/2026-12-01/runs/defect.jsonl") {
+		t.Errorf("one object: exit %d\n%s", code, head(out))
+	}
+	code, _, stderr := run(t, nil, "analyze", "s3://recordings/2026-11-30?"+s3.query())
+	if code != int(ExitUsage) || !strings.Contains(stderr, "s3://recordings/2026-11-30: no recording objects under this prefix") {
+		t.Errorf("empty prefix: exit %d, %q", code, stderr)
+	}
+}
+
+// Shards read from a bucket and merged give the directory's report, and
+// saved reports in a bucket are inputs too.
+func TestObjectStorageShardsAndSavedReports(t *testing.T) {
+	dir := t.TempDir()
+	for k, v := range s3Env(dir) {
+		t.Setenv(k, v)
+	}
+	s3 := startFakeS3(t)
+	corpus := corpusPath(t)
+	var files []string
+	err := filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(corpus, p)
+		s3.put(t, "corpus", filepath.ToSlash(rel), data)
+	}
+	url := "s3://corpus?" + s3.query()
+	wantCode, want, _ := run(t, nil, "analyze", "--format", "json", url)
+	var shards []string
+	for i := range 3 {
+		_, js, _ := run(t, nil, "analyze", "--shard", itoa(i)+"/3", "--format", "json", url)
+		s3.put(t, "reports", "shard-"+itoa(i)+".json", []byte(js))
+		shards = append(shards, js)
+	}
+	code, got, stderr := run(t, nil, "merge", "--format", "json", "s3://reports?"+s3.query())
+	if code != wantCode {
+		t.Errorf("merge of the shards in a bucket: exit %d, want %d (%s)", code, wantCode, stderr)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged shards from a bucket differ from one invocation (-want +got):\n%s", diff)
+	}
+	if len(shards) != 3 {
+		t.Fatal("shards not written")
+	}
+}
+
+// TestObjectStorageScripts runs testdata/objstore/*.txtar against a fake S3
+// started per script: `s3put BUCKET KEY FILE` uploads a file, and $S3Q is
+// the query an s3:// URL needs to reach the server.
+func TestObjectStorageScripts(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := map[string]*fakeS3{}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/objstore",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			backend := s3mem.New()
+			srv := httptest.NewServer(gofakes3.New(backend).Server())
+			env.Defer(srv.Close)
+			s3 := &fakeS3{backend: backend, srv: srv}
+			servers[env.WorkDir] = s3
+			for k, v := range s3Env(env.WorkDir) {
+				env.Setenv(k, v)
+			}
+			env.Setenv("S3Q", s3.query())
+			env.Setenv("REPO", repo)
+			env.Setenv("NO_COLOR", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"s3put": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: s3put BUCKET KEY FILE")
+				}
+				data, err := os.ReadFile(ts.MkAbs(args[2]))
+				ts.Check(err)
+				ts.Check(servers[ts.Getenv("WORK")].store(args[0], args[1], data))
+			},
+		},
+	})
+}

@@ -1,0 +1,223 @@
+// Package objstore reads recordings (and saved reports) straight from
+// object storage through gocloud.dev/blob: s3://, gs://, azblob:// and
+// file:// URLs. A URL naming a prefix is listed like a directory, and each
+// object is streamed to the loader as it is read, never downloaded whole
+// first. Credentials come from each SDK's usual environment (the AWS
+// default chain, Google application default credentials, the
+// AZURE_STORAGE_* variables).
+package objstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/azureblob" // azblob://
+	"gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/gcsblob" // gs://
+	_ "gocloud.dev/blob/s3blob"  // s3://
+	"gocloud.dev/gcerrors"
+
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// Schemes are the URL schemes this build reads.
+var Schemes = []string{"s3", "gs", "azblob", "file"}
+
+// IsURL reports whether arg names object storage rather than a local path.
+func IsURL(arg string) bool {
+	scheme, _, ok := strings.Cut(arg, "://")
+	return ok && slices.Contains(Schemes, scheme)
+}
+
+// Store opens buckets once and remembers, for every object it listed,
+// where it lives. It is safe for concurrent use.
+type Store struct {
+	mu      sync.Mutex
+	buckets map[string]*blob.Bucket
+	objects map[string]ref
+}
+
+type ref struct{ bucket, key string }
+
+// New returns an empty store; Close releases its buckets.
+func New() *Store {
+	return &Store{buckets: map[string]*blob.Bucket{}, objects: map[string]ref{}}
+}
+
+// Close closes every bucket opened.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, b := range s.buckets {
+		errs = append(errs, b.Close())
+	}
+	s.buckets = map[string]*blob.Bucket{}
+	return errors.Join(errs...)
+}
+
+// Object is one listed object: its name (the URL without query, as the
+// report shows it) and the URL of the prefix it was listed under.
+type Object struct {
+	Name, Root string
+}
+
+// Error is a failure to list or open object storage; URL names what.
+type Error struct {
+	URL string
+	Err error
+}
+
+func (e *Error) Error() string { return e.URL + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// split turns a URL into the bucket's URL (scheme, host and the driver's
+// query parameters) and the key or prefix within it. A file:// URL names a
+// local directory as its bucket, or a file in its parent directory.
+func split(arg string) (bucketURL, key, display string, err error) {
+	u, err := url.Parse(arg)
+	if err != nil {
+		return "", "", "", err
+	}
+	if u.Scheme == fileblob.Scheme {
+		p := filepath.FromSlash(u.Path)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			dir := filepath.Dir(p)
+			return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir), RawQuery: u.RawQuery}).String(), filepath.Base(p), "file://" + filepath.ToSlash(p), nil
+		}
+		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p), RawQuery: u.RawQuery}).String(), "", "file://" + strings.TrimSuffix(filepath.ToSlash(p), "/"), nil
+	}
+	if u.Host == "" {
+		return "", "", "", errors.New("no bucket named (write " + u.Scheme + "://BUCKET/PREFIX)")
+	}
+	key = strings.TrimPrefix(u.Path, "/")
+	b := url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
+	return b.String(), key, u.Scheme + "://" + u.Host + "/" + key, nil
+}
+
+func (s *Store) bucket(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.buckets[bucketURL]; ok {
+		return b, nil
+	}
+	b, err := blob.OpenBucket(ctx, bucketURL)
+	if err != nil {
+		return nil, err
+	}
+	s.buckets[bucketURL] = b
+	return b, nil
+}
+
+// List expands a URL: the one object it names, or every object under the
+// prefix it names (a trailing slash, or a key that is no object), in key
+// order, skipping what a directory walk skips. A prefix holding no object
+// is an error, as an empty directory is.
+func (s *Store) List(ctx context.Context, arg string) ([]Object, error) {
+	bucketURL, key, display, err := split(arg)
+	if err != nil {
+		// The query may carry what a report should not: left out.
+		name, _, _ := strings.Cut(arg, "?")
+		return nil, &Error{URL: name, Err: err}
+	}
+	b, err := s.bucket(ctx, bucketURL)
+	if err != nil {
+		return nil, &Error{URL: display, Err: describe(err)}
+	}
+	if key != "" && !strings.HasSuffix(key, "/") {
+		ok, err := b.Exists(ctx, key)
+		if err != nil {
+			return nil, &Error{URL: display, Err: describe(err)}
+		}
+		if ok {
+			s.remember(display, bucketURL, key)
+			return []Object{{Name: display}}, nil
+		}
+		key += "/"
+	}
+	root := strings.TrimSuffix(display, "/")
+	var out []Object
+	it := b.List(&blob.ListOptions{Prefix: key})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &Error{URL: display, Err: describe(err)}
+		}
+		if obj.IsDir || skipped(strings.TrimPrefix(obj.Key, key)) {
+			continue
+		}
+		name := root + "/" + strings.TrimPrefix(obj.Key, key)
+		s.remember(name, bucketURL, obj.Key)
+		out = append(out, Object{Name: name, Root: root})
+	}
+	if len(out) == 0 {
+		return nil, &Error{URL: display, Err: errors.New("no recording objects under this prefix (hidden, .tmp, .txt, .md, .yaml, .yml, scenario.* and variants.* objects are skipped)")}
+	}
+	return out, nil
+}
+
+// skipped applies the directory walk's rules to a key relative to the
+// prefix: a hidden path component, or a skipped file name.
+func skipped(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for _, p := range parts[:len(parts)-1] {
+		if strings.HasPrefix(p, ".") {
+			return true
+		}
+	}
+	return recording.SkippedName(path.Base(rel))
+}
+
+func (s *Store) remember(name, bucketURL, key string) {
+	s.mu.Lock()
+	s.objects[name] = ref{bucket: bucketURL, key: key}
+	s.mu.Unlock()
+}
+
+// Open streams a listed object from its start; first, when above zero,
+// reads only that many bytes (for sniffing).
+func (s *Store) Open(ctx context.Context, name string, first int64) (io.ReadCloser, error) {
+	s.mu.Lock()
+	r, ok := s.objects[name]
+	s.mu.Unlock()
+	if !ok {
+		return nil, &Error{URL: name, Err: errors.New("not listed")}
+	}
+	b, err := s.bucket(ctx, r.bucket)
+	if err != nil {
+		return nil, &Error{URL: name, Err: describe(err)}
+	}
+	length := int64(-1)
+	if first > 0 {
+		length = first
+	}
+	rd, err := b.NewRangeReader(ctx, r.key, 0, length, nil)
+	if err != nil {
+		return nil, &Error{URL: name, Err: describe(err)}
+	}
+	return rd, nil
+}
+
+// describe words a driver error by its kind, keeping the driver's detail.
+func describe(err error) error {
+	switch gcerrors.Code(err) {
+	case gcerrors.NotFound:
+		return fmt.Errorf("not found: %w", err)
+	case gcerrors.PermissionDenied:
+		return fmt.Errorf("permission denied (credentials come from the SDK's usual environment): %w", err)
+	}
+	return err
+}
