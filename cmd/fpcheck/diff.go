@@ -5,8 +5,8 @@ import (
 	"os"
 
 	"github.com/fpcheck/fpcheck/checks"
-	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/internal/objstore"
+	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )

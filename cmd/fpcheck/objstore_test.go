@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -73,6 +74,9 @@ var bucketInputs = map[string]string{
 	"notes.md":              "../../testdata/recordings/demo/README.md",
 }
 
+// streamOffsets are the byte offsets a read error is reported near.
+var streamOffsets = regexp.MustCompile(`offset [0-9]+`)
+
 // The same inputs read from a bucket (S3 through the real driver, and a
 // file:// bucket) and from a directory give the same report, in every
 // format, with the same exit code: the same sniffing, limits and loss
@@ -111,6 +115,9 @@ func TestObjectStorageReadsAsFiles(t *testing.T) {
 					t.Errorf("%s: exit %d from the bucket, %d from the directory (%s)", format, code, wantCode, stderr)
 				}
 				got = strings.ReplaceAll(got, tc.shown, local)
+				// Where a corrupt stream is noticed depends on how its
+				// bytes arrive: a network body comes in smaller reads.
+				got, want = streamOffsets.ReplaceAllString(got, "offset N"), streamOffsets.ReplaceAllString(want, "offset N")
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("%s: the bucket's report differs from the directory's (-directory +bucket):\n%s", format, diff)
 				}
