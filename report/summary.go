@@ -110,14 +110,7 @@ func textExtras(t *textWriter, r *Report) {
 	t.blank()
 	t.line(0, styleBold, "PER INPUT (exit code each input alone would give)")
 	for _, s := range r.InputSummaries() {
-		st := styleGreen
-		switch s.ExitCode {
-		case ExitDefects, ExitUnreadable:
-			st = styleDefects
-		case ExitUnmeasured:
-			st = styleUnmeasured
-		}
-		t.line(2, st, fmt.Sprintf("exit %d  %s — %s", s.ExitCode, displayPath(s.Path), s.Line()))
+		t.line(2, exitStyle(s.ExitCode), fmt.Sprintf("exit %d  %s — %s", s.ExitCode, displayPath(s.Path), s.Line()))
 	}
 }
 

@@ -682,6 +682,17 @@ func (t *textWriter) fit(indent int, text string) string {
 	return out + " …"
 }
 
+// exitStyle styles a line by the exit code it states.
+func exitStyle(code int) style {
+	switch code {
+	case ExitDefects, ExitUnreadable:
+		return styleDefects
+	case ExitUnmeasured:
+		return styleUnmeasured
+	}
+	return styleGreen
+}
+
 // textResultLine is the report's outcome, first: the exit code and the
 // runs by verdict.
 func textResultLine(t *textWriter, r *Report) {
@@ -691,13 +702,7 @@ func textResultLine(t *textWriter, r *Report) {
 		line += "; " + count(s.Conversations, "conversation", "conversations")
 	}
 	line += "."
-	st := styleGreen
-	switch s.ExitCode {
-	case ExitDefects, ExitUnreadable:
-		st = styleDefects
-	case ExitUnmeasured:
-		st = styleUnmeasured
-	}
+	st := exitStyle(s.ExitCode)
 	t.hang(0, 4, st, line)
 }
 
@@ -767,24 +772,6 @@ func verdictLine(r *Report, run *Run) string {
 		return s
 	}
 	return "verdict: GREEN, within the bound below"
-}
-
-func textSummary(t *textWriter, r *Report) {
-	s := r.Summarize()
-	line := fmt.Sprintf("RESULT exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), s.inputsAndRuns())
-	if s.Conversations > 0 {
-		line += "; " + count(s.Conversations, "conversation", "conversations")
-	}
-	line += "."
-	st := styleGreen
-	switch s.ExitCode {
-	case ExitDefects, ExitUnreadable:
-		st = styleDefects
-	case ExitUnmeasured:
-		st = styleUnmeasured
-	}
-	t.line(0, st, line)
-	t.line(0, styleDim, "Exit codes: 0 bounded green · 1 defects · 2 usage or unreadable input · 3 unmeasured (4: an internal error). With several inputs or runs, 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
 }
 
 // unmeasuredReason names what is missing for a run to count as measured.
