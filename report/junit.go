@@ -15,13 +15,15 @@ import (
 // per run, and failure, error and skipped children.
 
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName  xml.Name `xml:"testsuites"`
+	Name     string   `xml:"name,attr"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	// Skipped is counted but not written: junit-10.xsd has no skipped
+	// attribute on testsuites, and readers that validate refuse one.
+	Skipped int          `xml:"-"`
+	Suites  []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
@@ -97,49 +99,89 @@ func (s *junitSuites) write(w io.Writer) error {
 	return err
 }
 
-// RenderJUnit writes the report as JUnit XML: one testsuite per input, one
-// testcase per check per run, named "kind@seam" with the run id as class
-// name. A check fails with the run's failing findings of its kind and seam
-// (or with evidence its ledger counts and the events lack); it is skipped
-// when it was not measured in the run (no ledger row, a row that checked
-// nothing, or no evidence at all); it passes when it checked something and
-// nothing of it fails the gate. An unreadable input is one errored case and
-// an input with no run one skipped case. Strings from recordings pass
-// through Sanitize: CI pages show them.
+// RenderJUnit writes the report as JUnit XML that validates against the
+// Jenkins xunit junit-10.xsd: a testsuite per run (and per input that
+// holds none), a testcase per check that was armed, or that a ledger shows
+// registered, named "kind@seam". The class name is the input's path
+// relative to the working directory (with the run's place in the input when
+// it holds several), stable across re-recordings where the run id is not;
+// the run id, the input, the verdict and the bound are properties. A check
+// fails with the run's failing findings of its kind and seam (or with
+// evidence its ledger counts and the events lack); it is skipped, with the
+// reason, when it was not measured in the run; it passes when it checked
+// something and nothing of it fails the gate. An unmeasured run also has
+// an "evidence" testcase, skipped with why. An unreadable input is one
+// errored case and an input with no run one skipped case. Strings from
+// recordings pass through Sanitize: CI pages show them.
 func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 	suites := junitSuites{Name: "fpcheck"}
 	rules := o.rules()
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
-		suite := junitSuite{Name: Sanitize(displayPath(in.Path))}
-		if in.Format != "" {
-			suite.Properties = &junitProperties{Property: []junitProperty{{Name: "format", Value: in.Format}}}
+		// An input with no file path (stdin, an object in a bucket) is
+		// named as the report names it.
+		rel := displayRel(in.Path, o.Root)
+		if rel == "" {
+			rel = displayPath(in.Path)
 		}
-		if len(in.Notes) > 0 {
-			suite.SystemOut = sanitizeLines(in.Notes)
+		rel = Sanitize(rel)
+		props := func(extra ...junitProperty) *junitProperties {
+			ps := []junitProperty{{Name: "input", Value: rel}}
+			if in.Format != "" {
+				ps = append(ps, junitProperty{Name: "format", Value: in.Format})
+			}
+			ps = append(ps, extra...)
+			return &junitProperties{Property: append(ps, junitProperty{Name: "bound", Value: Bound})}
 		}
-		switch {
-		case in.Error != "":
-			suite.add(junitCase{Name: "read", Classname: Sanitize(displayPath(in.Path)), Error: &junitProblem{
-				Message: "unreadable input", Type: "unreadable", Text: Sanitize(in.Error) + "\nNothing from this input was judged."}})
-		case in.RunCount == 0:
-			suite.add(junitCase{Name: "evidence", Classname: Sanitize(displayPath(in.Path)), Skipped: &junitSkipped{
-				Message: "no run in this input (no-tail): no evidence, not a clean run"}})
+		if len(idx) == 0 {
+			suite := junitSuite{Name: rel, Properties: props()}
+			if len(in.Notes) > 0 {
+				suite.SystemOut = sanitizeLines(in.Notes)
+			}
+			switch {
+			case in.Error != "":
+				suite.add(junitCase{Name: "read", Classname: rel, Error: &junitProblem{
+					Message: "unreadable input", Type: "unreadable", Text: Sanitize(in.Error) + "\nNothing from this input was judged."}})
+			default:
+				suite.add(junitCase{Name: "evidence", Classname: rel, Skipped: &junitSkipped{
+					Message: "no run in this input (no-tail): no evidence, not a clean run"}})
+			}
+			suites.add(suite)
+			continue
 		}
-		for _, ri := range idx {
-			for _, c := range junitRunCases(r, &r.Runs[ri], rules) {
+		for n, ri := range idx {
+			run := &r.Runs[ri]
+			class, name := rel, rel
+			if len(idx) > 1 {
+				class = fmt.Sprintf("%s#%d", rel, n+1)
+				name = fmt.Sprintf("%s run %d of %d", rel, n+1, len(idx))
+			}
+			suite := junitSuite{Name: name, Properties: props(
+				junitProperty{Name: "runId", Value: Sanitize(run.RunID)},
+				junitProperty{Name: "verdict", Value: string(run.Verdict)})}
+			out := []string{run.Headline}
+			if n == 0 {
+				out = append(append([]string{}, in.Notes...), out...)
+			}
+			suite.SystemOut = sanitizeLines(append(out, Bound))
+			for _, c := range junitRunCases(r, run, rules, class) {
 				suite.add(c)
 			}
+			if run.Verdict == VerdictUnmeasured {
+				suite.add(junitCase{Name: "evidence", Classname: class, Skipped: &junitSkipped{
+					Message: Sanitize("unmeasured: " + unmeasuredWhy(run))}})
+			}
+			suites.add(suite)
 		}
-		suites.add(suite)
 	}
 	return suites.write(w)
 }
 
-// junitRunCases is one testcase per check of the run: the registered
-// checks in registry order, then any other check the run's ledgers or
-// findings name.
-func junitRunCases(r *Report, run *Run, rules []Rule) []junitCase {
+// junitRunCases is one testcase per check of the run that was armed or
+// that a ledger shows registered: in registry order, then any other check
+// the run's ledgers or findings name. A check the replay registered but
+// nothing armed, which checked nothing, is no test of the run.
+func junitRunCases(r *Report, run *Run, rules []Rule, class string) []junitCase {
 	var keys [][2]string
 	seen := map[string]bool{}
 	add := func(kind, seam string) {
@@ -149,14 +191,33 @@ func junitRunCases(r *Report, run *Run, rules []Rule) []junitCase {
 			keys = append(keys, [2]string{kind, seam})
 		}
 	}
+	relevant := map[string]bool{}
+	for _, row := range run.Recorded.Rows {
+		relevant[checks.Key(row.Check, row.Seam)] = true
+	}
+	if run.Replayed != nil {
+		for _, row := range run.Replayed.Rows {
+			if row.Checked > 0 || row.Findings > 0 || declarationsArm(r.Options.Declared, row.Check, row.Seam) {
+				relevant[checks.Key(row.Check, row.Seam)] = true
+			}
+		}
+	}
+	for _, f := range uniqueAll(run) {
+		relevant[checks.Key(f.Kind, f.Seam)] = true
+	}
 	for _, rule := range rules {
-		add(rule.Kind, rule.Seam)
+		if relevant[checks.Key(rule.Kind, rule.Seam)] {
+			add(rule.Kind, rule.Seam)
+		}
 	}
 	for _, row := range run.Recorded.Rows {
 		add(row.Check, row.Seam)
 	}
 	if run.Replayed != nil {
 		for _, row := range run.Replayed.Rows {
+			if !relevant[checks.Key(row.Check, row.Seam)] {
+				continue
+			}
 			add(row.Check, row.Seam)
 		}
 	}
@@ -164,7 +225,6 @@ func junitRunCases(r *Report, run *Run, rules []Rule) []junitCase {
 	for _, f := range all {
 		add(f.Kind, f.Seam)
 	}
-	class := Sanitize(runLabel(run))
 	var out []junitCase
 	for _, k := range keys {
 		kind, seam := k[0], k[1]
