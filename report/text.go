@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
