@@ -37,7 +37,61 @@ import (
 // A path that does not exist, a directory with no input in it, and "-"
 // given twice are errors (*InputError). An input named twice is kept once,
 // at its first place.
+//
+// An argument holding a wildcard that names no existing file is a glob
+// (GlobBase, MatchPath): the directory before its first wildcard is walked
+// as above, keeping the files whose path matches; a glob that matches no
+// file is an error naming it.
 func Expand(args []string) ([]string, error) {
+	paths, _, err := ExpandExcluding(args, nil)
+	return paths, err
+}
+
+// ExpandExcluding is Expand with --exclude patterns: a file or directory a
+// pattern matches is not read (a directory is not entered) and is returned
+// in excluded, in the order met. Every pattern must pass CheckPattern. A
+// directory, or a glob, whose every file is excluded is no error; the
+// caller, which sees all arguments, refuses when nothing is left.
+func ExpandExcluding(args []string, exclude []string) (paths []string, excluded []Excluded, err error) {
+	for _, p := range exclude {
+		if err := CheckPattern(p); err != nil {
+			return nil, nil, &InputError{Path: "--exclude", Err: err}
+		}
+	}
+	x := excluder(exclude)
+	w := &walker{x: x}
+	out, err := w.expand(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, w.excluded, nil
+}
+
+// walker carries the exclusions through one expansion.
+type walker struct {
+	x        excluder
+	excluded []Excluded
+	seenEx   map[string]bool
+}
+
+// exclude reports whether p, found under root, is excluded, and notes it
+// once if so.
+func (w *walker) exclude(p, root string) bool {
+	pat, ok := w.x.match(p, root)
+	if !ok {
+		return false
+	}
+	if w.seenEx == nil {
+		w.seenEx = map[string]bool{}
+	}
+	if key := filepath.Clean(p); !w.seenEx[key] {
+		w.seenEx[key] = true
+		w.excluded = append(w.excluded, Excluded{Path: p, Pattern: pat})
+	}
+	return true
+}
+
+func (w *walker) expand(args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, &InputError{Path: "", Err: errors.New("no input given (name a file, a directory, or - for standard input)")}
 	}
@@ -73,17 +127,40 @@ func Expand(args []string) ([]string, error) {
 			add("-")
 			continue
 		}
+		if base, ok := GlobBase(arg); ok {
+			if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
+				return nil, &InputError{Path: arg, Err: fmt.Errorf("this pattern matches nothing: %s is not a directory", quoteName(base))}
+			}
+			before := len(w.excluded)
+			found, err := w.walkInputs(base, arg)
+			if err != nil {
+				return nil, err
+			}
+			if len(found) == 0 && len(w.excluded) == before {
+				return nil, &InputError{Path: arg, Err: errors.New("this pattern matches no recording file (hidden, .tmp, .txt, .md, .yaml, .yml, scenario.* and variants.* files are never matched; quote the pattern so that fpcheck, not the shell, expands it)")}
+			}
+			for _, p := range found {
+				add(p)
+			}
+			continue
+		}
 		fi, err := os.Stat(arg)
 		if err != nil {
 			return nil, &InputError{Path: arg, Err: unwrapPathError(err)}
 		}
 		if !fi.IsDir() {
-			add(arg)
+			if !w.exclude(arg, "") {
+				add(arg)
+			}
 			continue
 		}
-		found, err := walkInputs(arg)
+		before := len(w.excluded)
+		found, err := w.walkInputs(arg, "")
 		if err != nil {
 			return nil, err
+		}
+		if len(found) == 0 && len(w.excluded) > before {
+			continue
 		}
 		if len(found) == 0 {
 			return nil, &InputError{Path: arg, Err: errors.New("no recording files in this directory (hidden, .tmp, .txt, .md, .yaml, .yml, scenario.* and variants.* files are skipped)")}
@@ -95,7 +172,9 @@ func Expand(args []string) ([]string, error) {
 	return out, nil
 }
 
-func walkInputs(root string) ([]string, error) {
+// walkInputs walks root; with a glob, it keeps only the files whose path
+// matches it.
+func (w *walker) walkInputs(root, glob string) ([]string, error) {
 	var found []string
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -121,9 +200,18 @@ func walkInputs(root string) ([]string, error) {
 			if p != root && strings.HasPrefix(name, ".") {
 				return filepath.SkipDir
 			}
+			if p != root && w.exclude(p, root) {
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		if skippedName(name) {
+			return nil
+		}
+		if glob != "" && !MatchPath(glob, p) {
+			return nil
+		}
+		if w.exclude(p, root) {
 			return nil
 		}
 		if !d.Type().IsRegular() {

@@ -32,8 +32,9 @@ type jsonReport struct {
 }
 
 type jsonSkipped struct {
-	Path string `json:"path"`
-	Why  string `json:"why"`
+	Path    string `json:"path"`
+	Why     string `json:"why"`
+	Exclude string `json:"exclude,omitempty"`
 }
 
 type jsonDeclarations struct {
@@ -320,7 +321,7 @@ func RenderJSON(w io.Writer, r *Report) error {
 		out.Inputs = append(out.Inputs, jsonInputOf(in))
 	}
 	for _, sk := range r.Skipped {
-		out.Skipped = append(out.Skipped, jsonSkipped{Path: sk.Path, Why: sk.Why})
+		out.Skipped = append(out.Skipped, jsonSkipped{Path: sk.Path, Why: sk.Why, Exclude: sk.Pattern})
 	}
 	for _, run := range r.Runs {
 		out.Runs = append(out.Runs, jsonRunOf(r, run))

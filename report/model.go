@@ -164,16 +164,21 @@ type Report struct {
 	// nil without one.
 	Declarations *DeclarationsReport
 	// Skipped are the files a directory walk found that are not
-	// recordings (InputResult.NotRecording), in input order; they are in
-	// no other field and count for nothing.
+	// recordings (InputResult.NotRecording), in input order, then the
+	// paths --exclude kept out (Exclude); they are in no other field and
+	// count for nothing.
 	Skipped []SkippedInput
 }
 
-// SkippedInput is a file a directory walk found that is not a recording.
+// SkippedInput is a file a directory walk found that is not a recording,
+// or a path an --exclude pattern kept out.
 type SkippedInput struct {
 	Path string
-	// Why is what the file is instead.
+	// Why is what the file is instead, or which pattern excluded it.
 	Why string
+	// Pattern is the --exclude pattern that matched; empty for a file
+	// skipped as no recording.
+	Pattern string
 }
 
 // Input is one input's loss accounting: what was read, what was skipped and

@@ -20,8 +20,17 @@ func skippedInput(in InputResult) SkippedInput {
 	return sk
 }
 
+// Exclude adds the paths --exclude kept out to the report, after the
+// skipped files: the report says what it did not read.
+func (r *Report) Exclude(path, pattern string) {
+	r.Skipped = append(r.Skipped, SkippedInput{Path: path, Why: "excluded by --exclude " + quoteValue(pattern), Pattern: pattern})
+}
+
 // SkippedLine words a skipped file in one line.
 func (s SkippedInput) Line() string {
+	if s.Pattern != "" {
+		return "EXCLUDED " + displayPath(s.Path) + " — matches --exclude " + quoteValue(s.Pattern) + ", so it was not read"
+	}
 	return "SKIPPED " + displayPath(s.Path) + " — " + s.Why + "; found in a directory walk, so it is left out (name it itself to have it read)"
 }
 
@@ -35,3 +44,6 @@ func textSkipped(t *textWriter, r *Report) {
 		t.line(0, styleDim, s.Line())
 	}
 }
+
+// quoteValue quotes a pattern as a shell user typed it.
+func quoteValue(s string) string { return "'" + Sanitize(s) + "'" }

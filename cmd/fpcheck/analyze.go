@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -29,6 +30,8 @@ type AnalyzeOptions struct {
 	WriteBaseline string
 	// Shard is --shard I/N.
 	Shard string
+	// Exclude are the --exclude patterns.
+	Exclude []string
 }
 
 // NewCmdAnalyze builds `fpcheck analyze`. runF replaces the real run in
@@ -38,8 +41,8 @@ func NewCmdAnalyze(ios *IOStreams, g *globalOptions, runF func(*AnalyzeOptions) 
 	cmd := &cobra.Command{
 		Use:   "analyze [flags] RECORDING...",
 		Short: "Report what each run's integrity checks recorded and what a replay finds now",
-		Long: `analyze loads each recording (a file, a directory of recordings, or - for
-stdin), splits it into runs, reads the integrity evidence each run recorded,
+		Long: `analyze loads each recording (a file, a directory of recordings, a quoted
+glob such as 'runs/**/*.jsonl', or - for stdin), splits it into runs, reads the integrity evidence each run recorded,
 replays the run through this build's checks, and prints the report.
 
 Every input line is accounted for: decoded, blank, skipped as an unknown
@@ -79,6 +82,7 @@ sarif=fpcheck.sarif --output html=report.html.
 	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when --declarations names a tool no run of any input offered or called (a typo disarms the checks it was meant to arm)")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	f.StringVar(&o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
+	f.StringArrayVar(&o.Exclude, "exclude", nil, "do not read the files (or enter the directories) matching GLOB; '**' matches any number of directories, a GLOB without '/' matches a name anywhere (repeatable)")
 	f.StringVar(&o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
 	addLoadFlags(cmd, &o.Load)
 	addOutputFlags(cmd, &o.Output, report.Formats())
@@ -118,6 +122,11 @@ func (o *AnalyzeOptions) validate() error {
 	case "auto", "always", "never":
 	default:
 		return flagErrorf("--color must be auto, always or never, not %q", o.Global.Color)
+	}
+	for _, p := range o.Exclude {
+		if err := recording.CheckPattern(p); err != nil {
+			return flagErrorf("--exclude: %v", err)
+		}
 	}
 	if _, err := parseShard(o.Shard); err != nil {
 		return err
@@ -167,7 +176,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	entries, err := expandEntries(o.Inputs, o.IO, o.Global.Store, false, o.Load.MaxDecompressedBytes)
+	entries, excluded, err := expandExcluding(o.Inputs, o.Exclude, o.IO, o.Global.Store, false, o.Load.MaxDecompressedBytes)
 	if err != nil {
 		return err
 	}
@@ -221,6 +230,9 @@ func analyzeRun(o *AnalyzeOptions) error {
 		return err
 	}
 	rep := report.Build(j.inputs, opts)
+	for _, e := range excluded {
+		rep.Exclude(e.Path, e.Pattern)
+	}
 	rep.Provenance = j.prov
 	rep.Provenance.Shard, rep.Provenance.Total = shard, len(entries)
 	if stream != nil {

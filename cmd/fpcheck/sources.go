@@ -44,6 +44,39 @@ func (e entry) scenario() string { return report.ScenarioName(e.root, e.path) }
 // reports among them when readSaved is true (and refuses them otherwise, by
 // name).
 func expandEntries(args []string, ios *IOStreams, store *objstore.Store, readSaved bool, limit int64) ([]entry, error) {
+	out, _, err := expandExcluding(args, nil, ios, store, readSaved, limit)
+	return out, err
+}
+
+// expandExcluding is expandEntries with --exclude patterns; it returns
+// what they kept out, to be said in the report. Nothing left to read is a
+// usage error.
+func expandExcluding(args, exclude []string, ios *IOStreams, store *objstore.Store, readSaved bool, limit int64) ([]entry, []recording.Excluded, error) {
+	var excluded []recording.Excluded
+	out, err := expandArgs(args, exclude, &excluded, ios, store, readSaved, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(out) == 0 && len(excluded) > 0 {
+		return nil, nil, flagErrorf("--exclude kept out every input (%s); nothing is left to read", excludedList(excluded))
+	}
+	return out, excluded, nil
+}
+
+// excludedList names the first few excluded paths.
+func excludedList(ex []recording.Excluded) string {
+	var names []string
+	for i, e := range ex {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(ex)-3))
+			break
+		}
+		names = append(names, safeName(e.Path))
+	}
+	return strings.Join(names, ", ")
+}
+
+func expandArgs(args, exclude []string, excluded *[]recording.Excluded, ios *IOStreams, store *objstore.Store, readSaved bool, limit int64) ([]entry, error) {
 	if len(args) == 0 {
 		_, err := recording.Expand(args)
 		return nil, &FlagError{Err: err}
@@ -75,12 +108,20 @@ func expandEntries(args []string, ios *IOStreams, store *objstore.Store, readSav
 			_, err := recording.Expand([]string{"-", "-"})
 			return nil, &FlagError{Err: err}
 		}
-		found, err := recording.Expand([]string{arg})
+		found, ex, err := recording.ExpandExcluding([]string{arg}, exclude)
 		if err != nil {
 			return nil, &FlagError{Err: err}
 		}
+		for _, e := range ex {
+			if !slices.ContainsFunc(*excluded, func(p recording.Excluded) bool { return filepath.Clean(p.Path) == filepath.Clean(e.Path) }) {
+				*excluded = append(*excluded, e)
+			}
+		}
 		root := ""
-		if arg != "-" {
+		if base, ok := recording.GlobBase(arg); ok {
+			// A glob's matches are found like a walk's: under its base.
+			root = base
+		} else if arg != "-" {
 			if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
 				root = arg
 			}

@@ -1,0 +1,151 @@
+package recording
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Patterns are matched on slash-separated paths with path.Match, segment by
+// segment, so that one pattern means the same on every OS: a pattern's
+// backslashes are separators only where the OS says so (Windows), and
+// escapes elsewhere. A segment "**" matches any number of segments, none
+// included.
+
+// hasMeta reports whether s holds a wildcard.
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// splitPattern cleans a pattern given on the command line into segments.
+// The shell's negated class "[!ab]" is path.Match's "[^ab]".
+func splitPattern(p string) []string {
+	segs := strings.Split(path.Clean(filepath.ToSlash(p)), "/")
+	for i, s := range segs {
+		if strings.Contains(s, "[!") && !strings.Contains(s, `\[!`) {
+			segs[i] = strings.ReplaceAll(s, "[!", "[^")
+		}
+	}
+	return segs
+}
+
+// CheckPattern refuses a pattern fpcheck cannot match, so that a typo is a
+// usage error rather than a filter that never applies.
+func CheckPattern(p string) error {
+	if strings.TrimSpace(p) == "" {
+		return errors.New("an empty pattern matches nothing")
+	}
+	for _, seg := range splitPattern(p) {
+		if _, err := path.Match(seg, ""); err != nil {
+			return fmt.Errorf("pattern %s is malformed (an unclosed [ or a trailing \\?)", quoteName(p))
+		}
+	}
+	return nil
+}
+
+// MatchPath reports whether the slash-separated path name matches pattern.
+// Both are cleaned first, so "./runs/a.jsonl" and "runs//a.jsonl" are
+// "runs/a.jsonl".
+func MatchPath(pattern, name string) bool {
+	return matchSegments(splitPattern(pattern), strings.Split(path.Clean(filepath.ToSlash(name)), "/"))
+}
+
+func matchSegments(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for len(pat) > 0 && pat[0] == "**" {
+				pat = pat[1:]
+			}
+			if len(pat) == 0 {
+				return true
+			}
+			for i := range name {
+				if matchSegments(pat, name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], name[0]); !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// GlobBase tells a glob argument from a path: arg is a glob when it holds a
+// wildcard and names no existing file (a file really called "a*.jsonl" is
+// read as named). base is the directory before the first wildcard segment,
+// which Expand walks.
+func GlobBase(arg string) (base string, ok bool) {
+	if arg == "-" || !hasMeta(arg) {
+		return "", false
+	}
+	if _, err := os.Lstat(arg); err == nil {
+		return "", false
+	}
+	segs := splitPattern(arg)
+	n := 0
+	for n < len(segs) && !hasMeta(segs[n]) {
+		n++
+	}
+	switch {
+	case n == 0:
+		return ".", true
+	case n == 1 && segs[0] == "":
+		return "/", true
+	}
+	return filepath.FromSlash(strings.Join(segs[:n], "/")), true
+}
+
+// Excluded is a path an --exclude pattern kept out: it is not read.
+type Excluded struct {
+	Path    string
+	Pattern string
+}
+
+// excluder holds the --exclude patterns.
+type excluder []string
+
+// match returns the first pattern that excludes p, found under root (the
+// directory argument or glob base; empty for a path named itself). A
+// pattern without a slash matches the name of a file or directory anywhere;
+// one with a slash matches the path as given, or relative to root; an
+// absolute one, the absolute path.
+func (x excluder) match(p, root string) (string, bool) {
+	if len(x) == 0 {
+		return "", false
+	}
+	var rel, abs string
+	if root != "" {
+		if r, err := filepath.Rel(root, p); err == nil {
+			rel = r
+		}
+	}
+	for _, pat := range x {
+		sp := filepath.ToSlash(pat)
+		switch {
+		case !strings.Contains(strings.Trim(sp, "/"), "/") && !strings.HasPrefix(sp, "/"):
+			if MatchPath(pat, filepath.Base(p)) {
+				return pat, true
+			}
+		case path.IsAbs(sp) || filepath.IsAbs(pat):
+			if abs == "" {
+				abs, _ = filepath.Abs(p)
+			}
+			if MatchPath(pat, abs) {
+				return pat, true
+			}
+		default:
+			if MatchPath(pat, p) || (rel != "" && MatchPath(pat, rel)) {
+				return pat, true
+			}
+		}
+	}
+	return "", false
+}
