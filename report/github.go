@@ -47,7 +47,7 @@ func ghCommand(w *strings.Builder, cmd, file string, line int64, title, msg stri
 // ::error per listed real defect (and per expired baseline entry's
 // finding), a ::warning per advisory, a ::notice per unmeasured run or
 // input with no run, an ::error per unreadable input, then one plain
-// closing line with the same counts as the text report. Accepted findings
+// closing line with the same counts as the text report and the bound. Accepted findings
 // are not annotated; the closing line counts them.
 func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 	var b strings.Builder
@@ -122,8 +122,11 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 				Sanitize("No longer found, remove it from "+br.Path+": "+e.Identity))
 		}
 	}
+	// The result line carries the bound, as the text report does: a log
+	// reader who sees "bounded green" sees what it bounds.
 	s := r.Summarize()
-	b.WriteString(Sanitize(fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), mdPlainSummary(r, s))) + "\n")
+	result := strings.TrimSuffix(fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), mdPlainSummary(r, s)), ".")
+	b.WriteString(Sanitize(result+". "+Bound) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
