@@ -56,12 +56,7 @@ sarif=fpcheck.sarif --output html=report.html.
 --baseline FILE accepts the findings a baseline lists (see 'fpcheck baseline').
 
 ` + exitCodesHelp,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return flagErrorf("analyze needs at least one recording (a path, a directory, or - for stdin)")
-			}
-			return nil
-		},
+		Args: needInputs("analyze needs at least one recording (a path, a directory, or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args
 			if err := o.validate(); err != nil {

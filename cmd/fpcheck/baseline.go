@@ -67,12 +67,7 @@ OLD's stale entries are dropped.
 Exit codes: 0 when the baseline was written; 2 for bad usage or when an
 input cannot be read (nothing is written then: a baseline of part of the
 evidence would accept too little).`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return flagErrorf("baseline write needs at least one recording (a path, a directory, or - for stdin)")
-			}
-			return nil
-		},
+		Args: needInputs("baseline write needs at least one recording (a path, a directory, or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args
 			if o.Expires != "" {

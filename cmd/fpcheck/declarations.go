@@ -30,12 +30,7 @@ twice ("## ") and stay comments.
 
 An input that cannot be read is exit 2, as for analyze: a skeleton of part
 of the recordings would silently leave tools out.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return flagErrorf("declarations init needs at least one recording (a path, a directory, or - for stdin)")
-			}
-			return nil
-		},
+		Args: needInputs("declarations init needs at least one recording (a path, a directory, or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return declarationsInit(ios, args, load)
 		},

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
@@ -83,4 +85,15 @@ func exitCodeOf(err error) ExitCode {
 	// Anything else is an input or environment failure we could not get
 	// past (an unreadable file, a closed pipe): usage/unreadable.
 	return ExitUsage
+}
+
+// needInputs is the argument rule of every command that reads one or more
+// inputs: none at all is a usage error worded by the command.
+func needInputs(sentence string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return flagErrorf("%s", sentence)
+		}
+		return nil
+	}
 }

@@ -54,12 +54,7 @@ given, they apply to the merged report. A --baseline is
 not carried by a report: give it again.
 
 ` + exitCodesHelp,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return flagErrorf("merge needs at least one saved report or recording")
-			}
-			return nil
-		},
+		Args: needInputs("merge needs at least one saved report or recording"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args
 			if _, err := o.Output.specs(); err != nil {
