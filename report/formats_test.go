@@ -112,8 +112,14 @@ func buildFormatCase(t *testing.T, fc formatCase) *Report {
 // renderAll renders a report in every CI format.
 func renderAll(t *testing.T, r *Report) map[string][]byte {
 	t.Helper()
+	return renderFormats(t, r, []string{FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub})
+}
+
+// renderFormats renders a report in each of formats, keyed by format.
+func renderFormats(t *testing.T, r *Report, formats []string) map[string][]byte {
+	t.Helper()
 	out := map[string][]byte{}
-	for _, f := range []string{FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub} {
+	for _, f := range formats {
 		rd, err := NewRenderer(f, testRenderOptions())
 		if err != nil {
 			t.Fatal(err)

@@ -13,16 +13,8 @@ import (
 func renderEvery(t *testing.T, r *Report) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, f := range Formats() {
-		rd, err := NewRenderer(f, testRenderOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := rd.Render(&b, r); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out[f] = b.String()
+	for f, b := range renderFormats(t, r, Formats()) {
+		out[f] = string(b)
 	}
 	return out
 }
