@@ -157,13 +157,49 @@ func readLookupObject(n *jsonNode) LookupReading {
 // for each, the earliest served result of a declared ground whose text
 // carries it (case-insensitive substring, the choice seam's rule).
 func KeyArguments(args json.RawMessage, grounds []string, served []ServedResult) ([]KeyArgument, error) {
+	all := make([]string, len(served))
+	for i := range served {
+		all[i] = served[i].Text
+	}
+	return KeyArgumentsIn(args, grounds, servedSlice{served, newLowerMemo(all)})
+}
+
+// ServedTexts are the results a run served, in order, as KeyArgumentsIn
+// searches them. A run keeps its results compactly (each distinct text
+// once, lowered, perhaps spilled to a file), so they are handed over as
+// this, never as a slice of texts.
+type ServedTexts interface {
+	Len() int
+	// Result is the i-th result. Its Text may be empty: the judges read
+	// only its tool and call.
+	Result(i int) ServedResult
+	// Contains reports whether the lowered text of the i-th result holds
+	// needle, which is lowered; an error means the text could not be read
+	// back, and nothing can be said of the argument.
+	Contains(i int, needle string) (bool, error)
+}
+
+type servedSlice struct {
+	served []ServedResult
+	low    *lowerMemo
+}
+
+func (s servedSlice) Len() int                  { return len(s.served) }
+func (s servedSlice) Result(i int) ServedResult { return s.served[i] }
+func (s servedSlice) Contains(i int, needle string) (bool, error) {
+	return strings.Contains(s.low.at(i), needle), nil
+}
+
+// KeyArgumentsIn is KeyArguments over results held by the caller. Results
+// of a tool that is not a declared ground are never read: a match there
+// decides nothing.
+func KeyArgumentsIn(args json.RawMessage, grounds []string, served ServedTexts) ([]KeyArgument, error) {
 	leaves, err := stringLeaves(args)
 	if err != nil {
 		return nil, err
 	}
 	isGround := setOf(grounds)
 	var out []KeyArgument
-	var texts *lowerMemo
 	for _, leaf := range leaves {
 		if !IdentifierLike(leaf.value) {
 			continue
@@ -171,26 +207,23 @@ func KeyArguments(args json.RawMessage, grounds []string, served []ServedResult)
 		value := strings.TrimSpace(leaf.value)
 		needle := strings.ToLower(value)
 		k := KeyArgument{Path: leaf.path, Value: value}
-		if texts == nil {
-			all := make([]string, len(served))
-			for i := range served {
-				all[i] = served[i].Text
-			}
-			texts = newLowerMemo(all)
-		}
-		for i := range served {
-			s := &served[i]
-			if !strings.Contains(texts.at(i), needle) {
+		for i := range served.Len() {
+			s := served.Result(i)
+			if s.Tool != "" && !isGround[s.Tool] {
 				continue
 			}
-			if isGround[s.Tool] {
-				r := *s
-				k.ProducedBy = &r
+			has, err := served.Contains(i, needle)
+			if err != nil {
+				return nil, err
+			}
+			if !has {
+				continue
+			}
+			if s.Tool != "" {
+				k.ProducedBy = &s
 				break
 			}
-			if s.Tool == "" {
-				k.InUnnamedResult = true
-			}
+			k.InUnnamedResult = true
 		}
 		if k.ProducedBy != nil {
 			k.InUnnamedResult = false

@@ -200,3 +200,8 @@ func upperASCII8(w uint64) uint64 {
 func lowerASCII8(w uint64) uint64 {
 	return w | upperASCII8(w)>>2
 }
+
+// Lower is the lowering argument lookups compare by (strings.ToLower, byte
+// for byte): a replay that keeps served results in lowered form only
+// lowers them with it.
+func Lower(s string) string { return toLower(s) }

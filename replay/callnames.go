@@ -198,7 +198,7 @@ func (e *engine) hangsOnUnnamed(v checks.WriteView) bool {
 	}
 	unnamed := false
 	for i := range e.served {
-		if e.served[i].Tool == "" && e.served[i].CallID != "" {
+		if e.served[i].tool == "" && e.served[i].callID != "" {
 			unnamed = true
 			break
 		}
@@ -224,13 +224,13 @@ func (e *engine) resolveDeferred() {
 		return
 	}
 	for i := range e.served {
-		if s := &e.served[i]; s.Tool == "" {
-			s.Tool = e.nameOf(s.CallID)
+		if s := &e.served[i]; s.tool == "" {
+			s.tool = e.nameOf(s.callID)
 		}
 	}
 	for _, d := range e.deferred {
 		v := d.view
-		v.Keys, v.KeysProblem, v.GroundsServed = e.groundKeys(v.Tool, v.Call.ID, d.args, e.served[:d.served])
+		v.Keys, v.KeysProblem, v.GroundsServed = e.groundKeys(v.Tool, v.Call.ID, d.args, d.served)
 		e.ledger.NoteAt(d.check, v.Iteration, d.check.OnWrite(v, e.decl))
 	}
 	e.deferred = nil

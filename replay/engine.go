@@ -26,6 +26,10 @@ type Options struct {
 	// Evidence.Encounters, for a report that draws a timeline; it costs
 	// memory that grows with the run's iterations.
 	Encounters bool
+	// KeepInMemory is the bytes of kept text (tool results, messages) a
+	// run holds in memory before the rest goes to a temporary file; 0 is
+	// DefaultKeepInMemory.
+	KeepInMemory int64
 }
 
 // Replay folds the run's events in order and returns the replayed
@@ -74,6 +78,8 @@ type Prepared struct {
 	earlier   callNamesView
 	// encounters is Options.Encounters.
 	encounters bool
+	// keep is Options.KeepInMemory.
+	keep int64
 }
 
 // Prepare is the part of Replay that can fail before the run's events are
@@ -102,7 +108,7 @@ func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 			return nil, err
 		}
 	}
-	p := &Prepared{reg: reg, run: run, effective: effective, posture: posture, slow: slow, encounters: opts.Encounters}
+	p := &Prepared{reg: reg, run: run, effective: effective, posture: posture, slow: slow, encounters: opts.Encounters, keep: opts.KeepInMemory}
 	if opts.Names != nil && namesRead(reg, effective, posture, slow) {
 		p.earlier = opts.Names.enter(run, slow)
 	}
@@ -117,6 +123,10 @@ func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 func (p *Prepared) Run() (*Evidence, error) {
 	e := newEngine(p.reg, p.effective, p.posture, p.run, p.slow)
 	e.earlier = p.earlier
+	e.store.budget = max(p.keep, 1)
+	if p.keep == 0 {
+		e.store.budget = DefaultKeepInMemory
+	}
 	if p.encounters {
 		e.ledger.TrackEncounters()
 	}
@@ -314,9 +324,14 @@ type engine struct {
 	toolCalls map[string]checks.ToolCall
 	// served are the tool results the run has served so far, in order:
 	// tool_end results and the tool-result messages of its requests
-	// (earlier turns' included); servedAt indexes them by call id.
-	served   []checks.ServedResult
+	// (earlier turns' included), their texts lowered in store; servedAt
+	// indexes them by call id.
+	served   []servedEntry
 	servedAt map[string]int
+	// store holds the texts the run keeps, each distinct one once (see
+	// textStore); lookups remembers answers of earlier argument lookups.
+	store   *textStore
+	lookups lookupMemo
 
 	validations []AnswerValidation
 
@@ -351,6 +366,7 @@ func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, r
 		lastContent:    map[int64]string{},
 		toolCalls:      map[string]checks.ToolCall{},
 		servedAt:       map[string]int{},
+		store:          newTextStore(0),
 	}
 	e.need = allNeeds
 	if !slow {
@@ -467,6 +483,10 @@ func (e *engine) finish() {
 			e.ledger.Note(c, checks.Verdict{Disposition: checks.NotApplicable, Reasons: []string{c.Unfed}})
 		}
 	}
+	// Judged: what the run kept for its checks is let go, its file
+	// removed.
+	_ = e.store.close()
+	e.served, e.servedAt = nil, nil
 }
 
 // roleOf maps a messages-slot record to the role the model saw it in.

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/fpcheck/fpcheck/checks"
@@ -20,14 +21,14 @@ func (e *engine) serve(tool, callID, text string) {
 	}
 	if callID != "" {
 		if i, ok := e.servedAt[callID]; ok {
-			if e.served[i].Tool == "" && tool != "" {
-				e.served[i].Tool = tool
+			if e.served[i].tool == "" && tool != "" {
+				e.served[i].tool = tool
 			}
 			return
 		}
 		e.servedAt[callID] = len(e.served)
 	}
-	e.served = append(e.served, checks.ServedResult{Tool: tool, CallID: callID, Text: text})
+	e.served = append(e.served, servedEntry{tool: tool, callID: callID, low: e.store.internLower(text, checks.Lower)})
 }
 
 // resultText is a tool_end result as text: a JSON string's content, any
@@ -65,10 +66,10 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	// noticed (need.served).
 	if view.Tool != nil && len(view.Tool.ArgumentsFrom) > 0 && e.need.served {
 		if started {
-			view.Keys, view.KeysProblem, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, call.Args, e.served)
+			view.Keys, view.KeysProblem, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, call.Args, len(e.served))
 		} else {
 			view.KeysProblem = fmt.Sprintf("no tool_start is recorded for call %s to '%s', so its arguments are unknown", orDash(p.ToolCallID), call.Name)
-			_, _, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, nil, e.served)
+			_, _, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, nil, len(e.served))
 		}
 	}
 	hangs := e.need.served && e.hangsOnUnnamed(view)
@@ -100,41 +101,27 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 }
 
 // groundKeys reads the key arguments of a call to a tool that declares
-// argumentsFrom against the results served before it, and names the
+// argumentsFrom against the first n results served, and names the
 // declared grounds among them. Nil args reads no arguments.
-func (e *engine) groundKeys(tool *checks.ToolDecl, callID string, args json.RawMessage, served []checks.ServedResult) (keys []checks.KeyArgument, problem string, grounds []string) {
+func (e *engine) groundKeys(tool *checks.ToolDecl, callID string, args json.RawMessage, n int) (keys []checks.KeyArgument, problem string, grounds []string) {
 	if args != nil {
 		var err error
-		keys, err = checks.KeyArguments(args, tool.ArgumentsFrom, e.servedFor(tool.ArgumentsFrom, served))
-		if err != nil {
+		keys, err = checks.KeyArgumentsIn(args, tool.ArgumentsFrom, &servedView{e: e, n: n})
+		var rb *errReadBack
+		switch {
+		case errors.As(err, &rb):
+			problem = fmt.Sprintf("the key arguments of call %s to '%s' cannot be looked up: %v", orDash(callID), tool.Name, err)
+		case err != nil:
 			problem = fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orDash(callID), tool.Name, err)
 		}
 	}
 	for _, g := range tool.ArgumentsFrom {
-		for _, s := range served {
-			if s.Tool == g {
+		for _, s := range e.served[:n] {
+			if s.tool == g {
 				grounds = append(grounds, g)
 				break
 			}
 		}
 	}
 	return keys, problem, grounds
-}
-
-// servedFor is the part of the served results that can decide where the
-// key arguments of a tool grounded in grounds came from: checks.KeyArguments
-// reads only results of a declared ground and results of no named tool
-// (and compares each by case-folding its whole text), so the results of
-// other tools are left out, in order.
-func (e *engine) servedFor(grounds []string, served []checks.ServedResult) []checks.ServedResult {
-	if e.slow {
-		return served
-	}
-	out := make([]checks.ServedResult, 0, len(served))
-	for _, s := range served {
-		if s.Tool == "" || containsString(grounds, s.Tool) {
-			out = append(out, s)
-		}
-	}
-	return out
 }

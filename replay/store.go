@@ -1,0 +1,276 @@
+package replay
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/fpcheck/fpcheck/checks"
+)
+
+// DefaultKeepInMemory is the bytes of text one run holds in memory before
+// the rest goes to a temporary file, when Options.KeepInMemory is 0.
+const DefaultKeepInMemory int64 = 32 << 20
+
+// textStore holds the texts a run keeps for its checks, each distinct text
+// once: a run repeats the same result or message again and again (every
+// later request carries it, every history repeats it), and a hostile one
+// can repeat one text a million times. Texts are known by the first 128
+// bits of a SHA-256 of their bytes; a collision would need a break of
+// SHA-256, so equal digests are taken as equal texts without comparing
+// them.
+//
+// Past budget bytes held in memory, further texts are appended to a
+// temporary file in os.TempDir and read back when searched, so what a run
+// keeps in memory is bounded by the budget whatever its content. The file
+// is unlinked as soon as it is created where the system allows it (it then
+// vanishes with the process, even one that is killed), and removed by
+// close otherwise.
+type textStore struct {
+	ids   map[textDigest]textRef
+	items []storedText
+
+	budget    int64
+	memBytes  int64
+	fileBytes int64
+	file      *os.File
+	// unlinked is true when file's name is already gone.
+	unlinked bool
+	// err is the first failure to write or read the file; once set, no
+	// text is spilled and every read of a spilled text fails with it.
+	err error
+}
+
+// textDigest is what a textStore knows a text by.
+type textDigest [16]byte
+
+func digestOf(s string) textDigest {
+	sum := sha256.Sum256([]byte(s))
+	return textDigest(sum[:16])
+}
+
+// textRef names a text of a textStore.
+type textRef int32
+
+// storedText is a text held in memory (s) or at off in the file.
+type storedText struct {
+	s       string
+	off     int64
+	n       int32
+	spilled bool
+}
+
+func newTextStore(budget int64) *textStore {
+	if budget <= 0 {
+		budget = DefaultKeepInMemory
+	}
+	return &textStore{ids: map[textDigest]textRef{}, budget: budget}
+}
+
+// intern keeps s once and returns its ref.
+func (st *textStore) intern(s string) textRef {
+	return st.internAs(digestOf(s), func() string { return s })
+}
+
+// internLower keeps the lowered form of s once per distinct s and returns
+// its ref: a text served again is neither lowered nor kept twice.
+func (st *textStore) internLower(s string, lower func(string) string) textRef {
+	return st.internAs(digestOf(s), func() string { return lower(s) })
+}
+
+// internAs keeps what text makes under digest d, unless d is known.
+func (st *textStore) internAs(d textDigest, text func() string) textRef {
+	if r, ok := st.ids[d]; ok {
+		return r
+	}
+	s := text()
+	r := textRef(len(st.items))
+	item := storedText{s: s, n: int32(len(s))}
+	if st.memBytes+int64(len(s)) > st.budget && st.err == nil && len(s) > 0 && len(s) <= math.MaxInt32 {
+		if off, err := st.spill(s); err == nil {
+			item = storedText{off: off, n: int32(len(s)), spilled: true}
+		}
+	}
+	if !item.spilled {
+		st.memBytes += int64(len(s))
+	}
+	st.items = append(st.items, item)
+	st.ids[d] = r
+	return r
+}
+
+// spill appends s to the file and returns where it starts.
+func (st *textStore) spill(s string) (int64, error) {
+	if st.file == nil {
+		f, err := os.CreateTemp("", "fpcheck-run-*.spill")
+		if err != nil {
+			st.err = err
+			return 0, err
+		}
+		st.file = f
+		// Gone from the directory at once where open files can be
+		// unlinked: nothing is left behind, whatever ends the process.
+		st.unlinked = os.Remove(f.Name()) == nil
+	}
+	off := st.fileBytes
+	if _, err := st.file.WriteAt([]byte(s), off); err != nil {
+		st.err = err
+		return 0, err
+	}
+	st.fileBytes += int64(len(s))
+	return off, nil
+}
+
+// kept is the bytes of text the store keeps, in memory and in its file,
+// with what it costs to know each one.
+func (st *textStore) kept() int64 {
+	const perText = int64(len(textDigest{})) + 48
+	return st.memBytes + st.fileBytes + perText*int64(len(st.items))
+}
+
+// inMemory is the bytes of text the store holds in memory.
+func (st *textStore) inMemory() int64 { return st.memBytes }
+
+// errReadBack is the failure to read a spilled text back.
+type errReadBack struct{ err error }
+
+func (e *errReadBack) Error() string {
+	return fmt.Sprintf("the results kept in a temporary file could not be read back (%v)", e.err)
+}
+
+func (e *errReadBack) Unwrap() error { return e.err }
+
+// contains reports whether text r holds needle; buf is scratch space for a
+// spilled text, returned for reuse.
+func (st *textStore) contains(r textRef, needle string, buf []byte) (bool, []byte, error) {
+	it := st.items[r]
+	if !it.spilled {
+		return strings.Contains(it.s, needle), buf, nil
+	}
+	if st.err != nil {
+		return false, buf, &errReadBack{st.err}
+	}
+	if cap(buf) < int(it.n) {
+		buf = make([]byte, it.n)
+	}
+	b := buf[:it.n]
+	if _, err := st.file.ReadAt(b, it.off); err != nil {
+		st.err = err
+		return false, buf, &errReadBack{err}
+	}
+	return bytes.Contains(b, []byte(needle)), buf, nil
+}
+
+// text is text r; a spilled one is read back.
+func (st *textStore) text(r textRef) (string, error) {
+	it := st.items[r]
+	if !it.spilled {
+		return it.s, nil
+	}
+	if st.err != nil {
+		return "", &errReadBack{st.err}
+	}
+	b := make([]byte, it.n)
+	if _, err := st.file.ReadAt(b, it.off); err != nil {
+		st.err = err
+		return "", &errReadBack{err}
+	}
+	return string(b), nil
+}
+
+// close drops the texts and removes the file.
+func (st *textStore) close() error {
+	if st == nil || st.file == nil {
+		return nil
+	}
+	err := st.file.Close()
+	if !st.unlinked {
+		if rerr := os.Remove(st.file.Name()); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
+	}
+	st.file = nil
+	st.items, st.ids = nil, nil
+	return err
+}
+
+// servedEntry is one served result: its tool, its call and its lowered
+// text in the run's store.
+type servedEntry struct {
+	tool, callID string
+	low          textRef
+}
+
+// maxLookupMemo bounds the answers lookupMemo keeps; past it they are
+// forgotten and found again.
+const maxLookupMemo = 1 << 19
+
+// lookupMemo remembers, per lowered argument value, whether each distinct
+// served text holds it. The same identifier is looked up at every call
+// that uses it, each time in every result served before, and a result is
+// often served many times over: with the answers kept, each text is
+// searched for a value once in the run, and a lookup costs a map read per
+// earlier result instead of a substring search of its text.
+type lookupMemo struct {
+	answers map[string]map[textRef]bool
+	size    int
+}
+
+func (m *lookupMemo) of(needle string) map[textRef]bool {
+	if m.size >= maxLookupMemo {
+		m.answers, m.size = nil, 0
+	}
+	if a, ok := m.answers[needle]; ok {
+		return a
+	}
+	if m.answers == nil {
+		m.answers = map[string]map[textRef]bool{}
+	}
+	a := map[textRef]bool{}
+	m.answers[needle] = a
+	return a
+}
+
+// servedView is the first n served results as checks.KeyArgumentsIn
+// searches them.
+type servedView struct {
+	e       *engine
+	n       int
+	needle  string
+	answers map[textRef]bool
+	buf     []byte
+}
+
+func (v *servedView) Len() int { return v.n }
+
+func (v *servedView) Result(i int) checks.ServedResult {
+	s := v.e.served[i]
+	return checks.ServedResult{Tool: s.tool, CallID: s.callID}
+}
+
+func (v *servedView) Contains(i int, needle string) (bool, error) {
+	m := &v.e.lookups
+	if v.answers == nil || needle != v.needle {
+		v.needle, v.answers = needle, m.of(needle)
+	}
+	r := v.e.served[i].low
+	if has, ok := v.answers[r]; ok {
+		return has, nil
+	}
+	has, buf, err := v.e.store.contains(r, needle, v.buf)
+	v.buf = buf
+	if err != nil {
+		return false, err
+	}
+	if m.size >= maxLookupMemo {
+		// Full: the answers start again from nothing.
+		v.answers = m.of(needle)
+	}
+	v.answers[r] = has
+	m.size++
+	return has, nil
+}

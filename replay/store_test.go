@@ -1,0 +1,124 @@
+package replay
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// TestTextStore holds the store to its promises: a text is kept once
+// however often it is interned, a text past the budget is kept in the
+// file and read back intact, and the file is never left in the temporary
+// directory.
+func TestTextStore(t *testing.T) {
+	tests := []struct {
+		name    string
+		budget  int64
+		texts   []string
+		wantMem int64
+		wantRef []textRef
+	}{
+		{"identical held once", 1 << 20, []string{"alpha-1", "alpha-1", "alpha-1"}, 7, []textRef{0, 0, 0}},
+		{"distinct held each", 1 << 20, []string{"alpha-1", "beta-22"}, 14, []textRef{0, 1}},
+		{"past the budget spilled", 8, []string{"alpha-1", "beta-22", "gamma-333", "beta-22"}, 7, []textRef{0, 1, 2, 1}},
+		{"empty text", 1, []string{"", "x"}, 1, []textRef{0, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv("TMPDIR", dir)
+			st := newTextStore(tt.budget)
+			var refs []textRef
+			for _, s := range tt.texts {
+				refs = append(refs, st.intern(s))
+			}
+			if diff := cmp.Diff(tt.wantRef, refs); diff != "" {
+				t.Errorf("refs (-want +got):\n%s", diff)
+			}
+			if st.inMemory() != tt.wantMem {
+				t.Errorf("in memory %d bytes, want %d", st.inMemory(), tt.wantMem)
+			}
+			var distinct int64
+			for i, s := range tt.texts {
+				if got, err := st.text(refs[i]); err != nil || got != s {
+					t.Errorf("text %d reads back %q, %v; want %q", i, got, err, s)
+				}
+				has, _, err := st.contains(refs[i], s, nil)
+				if err != nil || !has {
+					t.Errorf("text %d does not hold itself: %v, %v", i, has, err)
+				}
+				if has, _, _ := st.contains(refs[i], s+"-not", nil); has {
+					t.Errorf("text %d holds what it does not", i)
+				}
+			}
+			for _, it := range st.items {
+				distinct += int64(it.n)
+			}
+			if st.kept() < distinct {
+				t.Errorf("kept %d bytes, less than the %d bytes of its texts", st.kept(), distinct)
+			}
+			assertNoneLeft(t, dir)
+			if err := st.close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+			assertNoneLeft(t, dir)
+		})
+	}
+}
+
+// TestTextStoreReadFailure: a spilled text that cannot be read back is an
+// error, never a text that holds nothing.
+func TestTextStoreReadFailure(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	st := newTextStore(1)
+	r := st.intern("alpha-1")
+	if !st.items[r].spilled {
+		t.Fatal("the text was not spilled")
+	}
+	st.file.Close()
+	if _, _, err := st.contains(r, "alpha", nil); err == nil || !strings.Contains(err.Error(), "could not be read back") {
+		t.Errorf("contains after the file is gone: %v", err)
+	}
+	if _, err := st.text(r); err == nil {
+		t.Error("text after the file is gone: no error")
+	}
+}
+
+// assertNoneLeft fails when the temporary directory holds a spill file.
+func assertNoneLeft(t *testing.T, dir string) {
+	t.Helper()
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range left {
+		if strings.HasPrefix(f.Name(), "fpcheck-run-") {
+			t.Errorf("%s is left in the temporary directory", f.Name())
+		}
+	}
+}
+
+// TestSpilledReplayMatchesHeld replays every equivalence case with every
+// kept text spilled to the file, and holds it to the evidence of a replay
+// that keeps them in memory; no file is left once the runs are judged.
+func TestSpilledReplayMatchesHeld(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	forEachEquivalenceCase(t, func(name string, data []byte, runs []*recording.Run, v declVariant, decl *checks.Declarations, opts Options) {
+		for _, run := range runs {
+			held := replayOutcome(run, decl, opts, false)
+			spilled := opts
+			spilled.KeepInMemory = 1
+			got := replayOutcome(run, decl, spilled, false)
+			if diff := cmp.Diff(held, got); diff != "" {
+				t.Errorf("%s (%s) run %s: the spilled replay differs (-held +spilled):\n%s", name, v.name, run.ID, diff)
+			}
+		}
+	})
+	assertNoneLeft(t, dir)
+}
