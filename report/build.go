@@ -116,6 +116,7 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		Input:         rr.Input,
 		RunID:         rr.RunID,
 		SessionID:     rr.SessionID,
+		PromptKey:     rr.PromptKey,
 		Events:        rr.Events,
 		HeadMissing:   rr.HeadMissing,
 		FirstLine:     rr.FirstLine,

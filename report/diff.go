@@ -26,6 +26,7 @@ const (
 	CheckStoppedChecking = "stopped-checking"
 	CheckVanished        = "vanished"
 	CheckUnreachableGrew = "unreachable-grew"
+	CheckCheckedFewer    = "checked-fewer"
 	CheckStartedChecking = "started-checking"
 	CheckAppeared        = "appeared"
 )
@@ -35,6 +36,7 @@ const (
 	RegressionCoverage        = "coverage"
 	RegressionCheck           = "check"
 	RegressionEvidenceMissing = "evidence-missing"
+	RegressionEvidenceDamaged = "evidence-damaged"
 	RegressionRunVanished     = "run-vanished"
 	RegressionInputVanished   = "input-vanished"
 )
@@ -45,8 +47,12 @@ const (
 	// MatchedByScenario pairs the one run of a recording with the one run
 	// of its counterpart: the recording is the scenario.
 	MatchedByScenario = "scenario"
-	MatchedBaseOnly   = "base only"
-	MatchedHeadOnly   = "head only"
+	// MatchedByPrompt pairs runs whose first turn carries the same user
+	// prompt (PromptKey): a re-recorded run of a multi-run scenario, whose
+	// run id is new.
+	MatchedByPrompt = "prompt"
+	MatchedBaseOnly = "base only"
+	MatchedHeadOnly = "head only"
 )
 
 // DiffOptions gate a diff.
@@ -188,14 +194,46 @@ type DiffTotals struct {
 	HeadUnmeasured int
 	// Unreadable counts inputs, on either side, that could not be read.
 	Unreadable int
+	// BaseRuns and HeadRuns count each side's runs; Matched the pairs
+	// compared. Unmatched counts the runs, on either side, left unpaired
+	// in a scenario that also left runs of the other side unpaired: they
+	// were not compared, which proves nothing either way. BaseOnly and
+	// HeadOnly count the other unpaired runs (evidence that vanished, and
+	// runs the head added).
+	BaseRuns, HeadRuns, Matched   int
+	Unmatched, BaseOnly, HeadOnly int
 }
 
-// InputDiff is one matched pair of inputs.
+// add sums two totals.
+func (t *DiffTotals) add(o DiffTotals) {
+	t.NewDefects += o.NewDefects
+	t.ResolvedDefects += o.ResolvedDefects
+	t.PersistingDefects += o.PersistingDefects
+	t.NewAdvisories += o.NewAdvisories
+	t.ResolvedAdvisories += o.ResolvedAdvisories
+	t.PersistingAdvisories += o.PersistingAdvisories
+	t.Baselined += o.Baselined
+	t.Failing += o.Failing
+	t.Regressions += o.Regressions
+	t.HeadUnmeasured += o.HeadUnmeasured
+	t.Unreadable += o.Unreadable
+	t.BaseRuns += o.BaseRuns
+	t.HeadRuns += o.HeadRuns
+	t.Matched += o.Matched
+	t.Unmatched += o.Unmatched
+	t.BaseOnly += o.BaseOnly
+	t.HeadOnly += o.HeadOnly
+}
+
+// InputDiff is one scenario: the inputs of one name on each side (the
+// path relative to each side's root) and their runs, paired.
 type InputDiff struct {
 	Name        string
 	Base, Head  *Input
 	Runs        []RunDiff
 	Regressions []Regression
+	// Totals count this scenario alone; the diff's Totals are their sum.
+	Totals DiffTotals
 }
 
 // RunDiff is one matched pair of runs (or a run on one side only).
@@ -212,6 +250,12 @@ type RunDiff struct {
 	// checks having run; HeadUnmeasuredWhy says why.
 	HeadUnmeasured    bool
 	HeadUnmeasuredWhy string
+	// Unmatched is true for a run left unpaired while its scenario left
+	// runs of the other side unpaired too: it was not compared, and
+	// UnmatchedWhy says so. Such a run fails a diff as unmeasured, never
+	// as a regression or a green.
+	Unmatched    bool
+	UnmatchedWhy string
 }
 
 // FindingChange is one finding identity's fate.
@@ -277,14 +321,23 @@ func runUnmeasured(run *Run) (bool, string) {
 	if run.Recorded.Unmeasured && (run.Replayed == nil || run.Replayed.Unmeasured) {
 		return true, unmeasuredReason(&run.Recorded)
 	}
+	// Lost lines could have held the run's only finding, whatever its
+	// ledger says.
+	if run.Damaged() {
+		return true, "evidence damaged: " + damageText(run)
+	}
 	return false, ""
 }
 
 // NewDiff compares two reports built from the base and head inputs, paired
-// by pairs. Runs of a pair are matched by run id where both sides carry the
-// same id (the same recording, replayed again), then the one run left on
-// each side, if that is all that is left, by scenario; a run on one side
-// only is listed as such, never paired by position.
+// by pairs: each pair is a scenario. Runs of a scenario are matched by run
+// id where both sides carry the same id (the same recording, replayed
+// again), then by the prompt of their first turn (PromptKey, in recording
+// order among runs of the same prompt), then, when each side holds one run
+// and nothing else, by scenario; a run left over is listed as such, never
+// paired by position. Findings are compared by identity across the whole
+// scenario: a defect one run of the base carried and another run of the
+// head carries persists.
 // Reports should be built without a kind filter or a limit; the diff reads
 // every finding either way.
 func NewDiff(base, head *Report, pairs []InputPair, o DiffOptions) *Diff {
@@ -319,26 +372,56 @@ func NewDiff(base, head *Report, pairs []InputPair, o DiffOptions) *Diff {
 			id.Regressions = append(id.Regressions, Regression{Kind: RegressionInputVanished,
 				Sentence: fmt.Sprintf("The head has no recording named %s: the evidence of its %s vanished.", id.Name, count(len(bRuns), "run", "runs"))})
 		}
+		scene := scenarioFindings{base: identities(bRuns), head: identities(hRuns)}
 		matches := matchRuns(bRuns, hRuns)
-		headOnly := slices.ContainsFunc(matches, func(m runMatch) bool { return m.how == MatchedHeadOnly })
+		// Runs left unpaired on both sides may be the same runs under
+		// keys that changed: not compared, so neither vanished nor new.
+		unmatched := slices.ContainsFunc(matches, func(m runMatch) bool { return m.how == MatchedHeadOnly }) &&
+			slices.ContainsFunc(matches, func(m runMatch) bool { return m.how == MatchedBaseOnly })
 		for i, m := range matches {
-			rd := diffRun(m.base, m.head, o)
+			rd := diffRun(m.base, m.head, scene, o)
 			if id.Head == nil {
 				// The vanished recording is the one regression; its
 				// runs vanishing with it is the same fact.
 				rd.Regressions = nil
 			}
-			if m.how == MatchedBaseOnly && headOnly && len(rd.Regressions) > 0 {
-				rd.Regressions[0].Sentence = fmt.Sprintf("Base run %s has no counterpart in the head: the head's unmatched runs of this recording carry other run ids, and runs are never paired by position, so its checks' evidence is not compared and counts as vanished.", runLabel(m.base))
+			if unmatched && (m.base == nil || m.head == nil) {
+				rd.Regressions = nil
+				rd.Unmatched = true
+				rd.UnmatchedWhy = unmatchedWhy(m)
 			}
 			rd.Position = i + 1
 			rd.MatchedBy = m.how
 			id.Runs = append(id.Runs, rd)
 		}
+		id.Totals = id.totals()
+		d.Totals.add(id.Totals)
 		d.Inputs = append(d.Inputs, id)
 	}
-	d.Totals = d.totals()
 	return d
+}
+
+// unmatchedWhy words why a run of a scenario that left runs unpaired on
+// both sides was not compared.
+func unmatchedWhy(m runMatch) string {
+	if m.base != nil {
+		return fmt.Sprintf("Base run %s was not compared: no head run of this scenario carries its run id or its first turn's prompt, and runs are never paired by position. Whether its evidence held in the head is not known, so the diff cannot say the head is no worse.", runLabel(m.base))
+	}
+	return fmt.Sprintf("Head run %s was not compared: no base run of this scenario carries its run id or its first turn's prompt, and runs are never paired by position. Its coverage has nothing to be held against.", runLabel(m.head))
+}
+
+// scenarioFindings are the finding identities of a scenario's runs on each
+// side: a finding is new only when no run of the base carried it.
+type scenarioFindings struct{ base, head map[string]bool }
+
+func identities(runs []*Run) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range runs {
+		for _, f := range uniqueAll(r) {
+			out[f.Identity] = true
+		}
+	}
+	return out
 }
 
 // runMatch is one pair of runs; either may be nil.
@@ -347,49 +430,53 @@ type runMatch struct {
 	how        string
 }
 
-// matchRuns pairs runs: by run id and occurrence first, then the one run
-// left on each side by scenario; any other run is unmatched.
+// matchRuns pairs runs: by run id, then by prompt key (each in order of
+// occurrence among runs of the same key), then, when each side holds
+// exactly one run, the two by scenario; any other run is unmatched.
 func matchRuns(base, head []*Run) []runMatch {
-	key := func(runs []*Run) []string {
-		seen := map[string]int{}
-		keys := make([]string, len(runs))
-		for i, r := range runs {
-			keys[i] = r.RunID + "\x00" + strconv.Itoa(seen[r.RunID])
-			seen[r.RunID]++
-		}
-		return keys
-	}
-	bk, hk := key(base), key(head)
-	headOf := map[string]int{}
-	for j, k := range hk {
-		headOf[k] = j
-	}
 	pairOf := make([]int, len(base))
 	how := make([]string, len(base))
-	usedHead := make([]bool, len(head))
-	for i, k := range bk {
+	for i := range pairOf {
 		pairOf[i] = -1
-		if j, ok := headOf[k]; ok && base[i].RunID != "" {
-			pairOf[i], how[i], usedHead[j] = j, MatchedByRunID, true
+	}
+	usedHead := make([]bool, len(head))
+	// byKey pairs the runs still unpaired whose key agrees, the n-th run
+	// of a key in the base with the n-th of it in the head.
+	byKey := func(key func(*Run) string, label string) {
+		occurrence := func(runs []*Run, skip func(int) bool) []string {
+			seen := map[string]int{}
+			keys := make([]string, len(runs))
+			for i, r := range runs {
+				k := key(r)
+				if k == "" || skip(i) {
+					continue
+				}
+				keys[i] = k + "\x00" + strconv.Itoa(seen[k])
+				seen[k]++
+			}
+			return keys
+		}
+		bk := occurrence(base, func(i int) bool { return pairOf[i] >= 0 })
+		hk := occurrence(head, func(j int) bool { return usedHead[j] })
+		headOf := map[string]int{}
+		for j, k := range hk {
+			if k != "" {
+				headOf[k] = j
+			}
+		}
+		for i, k := range bk {
+			if j, ok := headOf[k]; ok && k != "" {
+				pairOf[i], how[i], usedHead[j] = j, label, true
+			}
 		}
 	}
-	// What run ids leave over pairs only when it is one run on each side:
-	// the scenario's. Several are never paired by position, which would
-	// compare unrelated runs without a word; they are listed unmatched.
-	var restBase, restHead []int
-	for i := range base {
-		if pairOf[i] < 0 {
-			restBase = append(restBase, i)
-		}
-	}
-	for j := range head {
-		if !usedHead[j] {
-			restHead = append(restHead, j)
-		}
-	}
-	if len(restBase) == 1 && len(restHead) == 1 {
-		i, j := restBase[0], restHead[0]
-		pairOf[i], how[i], usedHead[j] = j, MatchedByScenario, true
+	byKey(func(r *Run) string { return r.RunID }, MatchedByRunID)
+	byKey(func(r *Run) string { return r.PromptKey }, MatchedByPrompt)
+	// A recording of one run is the scenario's run, whatever its prompt
+	// became; with more runs, what keys leave over is never paired by
+	// position, which would compare unrelated runs without a word.
+	if len(base) == 1 && len(head) == 1 && pairOf[0] < 0 {
+		pairOf[0], how[0], usedHead[0] = 0, MatchedByScenario, true
 	}
 	var out []runMatch
 	for i, b := range base {
@@ -407,8 +494,9 @@ func matchRuns(base, head []*Run) []runMatch {
 	return out
 }
 
-// diffRun compares one pair of runs.
-func diffRun(base, head *Run, o DiffOptions) RunDiff {
+// diffRun compares one pair of runs; a finding's fate is its identity's in
+// the whole scenario.
+func diffRun(base, head *Run, scene scenarioFindings, o DiffOptions) RunDiff {
 	rd := RunDiff{Base: base, Head: head}
 	advisoryFails := o.failOn() == FailOnAdvisory
 	var baseF, headF []Finding
@@ -419,18 +507,12 @@ func diffRun(base, head *Run, o DiffOptions) RunDiff {
 		headF = uniqueAll(head)
 		rd.HeadUnmeasured, rd.HeadUnmeasuredWhy = runUnmeasured(head)
 	}
-	inBase := map[string]bool{}
-	for _, f := range baseF {
-		inBase[f.Identity] = true
-	}
-	inHead := map[string]bool{}
 	var persisting []FindingChange
 	for _, f := range headF {
-		inHead[f.Identity] = true
 		gated := !f.Advisory || advisoryFails
 		expired := f.Baseline != nil && f.Baseline.Expired
 		accepted := f.Baseline != nil && !f.Baseline.Expired
-		if inBase[f.Identity] {
+		if scene.base[f.Identity] {
 			persisting = append(persisting, FindingChange{Change: ChangePersisting, Finding: f, Fails: gated && expired})
 			continue
 		}
@@ -438,7 +520,7 @@ func diffRun(base, head *Run, o DiffOptions) RunDiff {
 	}
 	rd.Findings = append(rd.Findings, persisting...)
 	for _, f := range baseF {
-		if !inHead[f.Identity] {
+		if !scene.head[f.Identity] {
 			rd.Findings = append(rd.Findings, FindingChange{Change: ChangeResolved, Finding: f})
 		}
 	}
@@ -456,6 +538,10 @@ func diffRun(base, head *Run, o DiffOptions) RunDiff {
 			rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionEvidenceMissing, Side: "recorded",
 				Sentence: fmt.Sprintf("Evidence missing in the head: its ledger counts %s and its events carry none of the findings.",
 					count(head.Recorded.RowFindings, "failing encounter", "failing encounters"))})
+		}
+		if head.Damaged() && !base.Damaged() {
+			rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionEvidenceDamaged,
+				Sentence: fmt.Sprintf("Evidence damaged in the head, not in the base: %s. Lost lines could have held a finding the base's run did not have.", damageText(head))})
 		}
 	}
 	return rd
@@ -509,6 +595,10 @@ func diffSide(rd *RunDiff, side string, base, head *Side) {
 			c.Sentence = fmt.Sprintf("%s (%s) started checking: checked 0 in the base, %d in the head.", key, side, h.Checked)
 			add(c)
 		}
+		if b.Checked > 0 && h.Checked > 0 && h.Checked < b.Checked {
+			add(CheckChange{Side: side, Kind: b.Check, Seam: b.Seam, Base: b, Head: h, Change: CheckCheckedFewer, Regression: true,
+				Sentence: fmt.Sprintf("%s (%s) judged fewer encounters: checked %d in the base, %d in the head — what it no longer reached went unjudged.", key, side, b.Checked, h.Checked)})
+		}
 		if h.Unreachable > b.Unreachable {
 			c := CheckChange{Side: side, Kind: b.Check, Seam: b.Seam, Base: b, Head: h, Change: CheckUnreachableGrew, Regression: true,
 				Sentence: fmt.Sprintf("%s (%s): unreachable encounters grew from %d to %d — more of what it should judge went unseen.", key, side, b.Unreachable, h.Unreachable)}
@@ -526,52 +616,67 @@ func diffSide(rd *RunDiff, side string, base, head *Side) {
 	}
 }
 
-func (d *Diff) totals() DiffTotals {
+// totals count one scenario.
+func (in *InputDiff) totals() DiffTotals {
 	var t DiffTotals
-	for _, in := range d.Inputs {
-		if in.Base != nil && in.Base.Error != "" {
-			t.Unreadable++
+	if in.Base != nil && in.Base.Error != "" {
+		t.Unreadable++
+	}
+	if in.Head != nil && in.Head.Error != "" {
+		t.Unreadable++
+	}
+	if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+		t.HeadUnmeasured++
+	}
+	t.Regressions += len(in.Regressions)
+	for _, rd := range in.Runs {
+		t.Regressions += len(rd.Regressions)
+		if rd.Base != nil {
+			t.BaseRuns++
 		}
-		if in.Head != nil && in.Head.Error != "" {
-			t.Unreadable++
+		if rd.Head != nil {
+			t.HeadRuns++
 		}
-		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+		switch {
+		case rd.Unmatched:
+			t.Unmatched++
+		case rd.Base != nil && rd.Head != nil:
+			t.Matched++
+		case rd.Base != nil:
+			t.BaseOnly++
+		default:
+			t.HeadOnly++
+		}
+		if rd.HeadUnmeasured {
 			t.HeadUnmeasured++
 		}
-		t.Regressions += len(in.Regressions)
-		for _, rd := range in.Runs {
-			t.Regressions += len(rd.Regressions)
-			if rd.HeadUnmeasured {
-				t.HeadUnmeasured++
+		for _, fc := range rd.Findings {
+			adv := fc.Finding.Advisory
+			switch fc.Change {
+			case ChangeNew:
+				if adv {
+					t.NewAdvisories++
+				} else {
+					t.NewDefects++
+				}
+			case ChangeResolved:
+				if adv {
+					t.ResolvedAdvisories++
+				} else {
+					t.ResolvedDefects++
+				}
+			case ChangePersisting:
+				if adv {
+					t.PersistingAdvisories++
+				} else {
+					t.PersistingDefects++
+				}
 			}
-			for _, fc := range rd.Findings {
-				adv := fc.Finding.Advisory
-				switch fc.Change {
-				case ChangeNew:
-					if adv {
-						t.NewAdvisories++
-					} else {
-						t.NewDefects++
-					}
-				case ChangeResolved:
-					if adv {
-						t.ResolvedAdvisories++
-					} else {
-						t.ResolvedDefects++
-					}
-				case ChangePersisting:
-					if adv {
-						t.PersistingAdvisories++
-					} else {
-						t.PersistingDefects++
-					}
-				}
-				if fc.Change != ChangeResolved && fc.Finding.Baseline != nil && !fc.Finding.Baseline.Expired {
-					t.Baselined++
-				}
-				if fc.Fails {
-					t.Failing++
-				}
+			if fc.Change != ChangeResolved && fc.Finding.Baseline != nil && !fc.Finding.Baseline.Expired {
+				t.Baselined++
+			}
+			if fc.Fails {
+				t.Failing++
 			}
 		}
 	}
@@ -587,33 +692,45 @@ func (d *Diff) totals() DiffTotals {
 //     unreachable encounters, evidence newly missing, a run or recording
 //     that vanished);
 //   - 3 when the head is unmeasured (a head run that proves nothing about
-//     its checks having run, or a head input with no run), unless
-//     AllowUnmeasured;
-//   - 0 otherwise: nothing new fails, nothing regressed, the head is
-//     measured. Persisting and resolved findings never fail a diff.
+//     its checks having run, damaged evidence, or a head input with no
+//     run) or runs were not compared (a scenario left runs unpaired on
+//     both sides), unless AllowUnmeasured;
+//   - 0 otherwise: nothing new fails, nothing regressed, every run was
+//     compared and the head is measured. Persisting and resolved findings
+//     never fail a diff.
 //
 // Codes combine by the same precedence as analyze: 2 > 1 > 3 > 0.
-func (d *Diff) ExitCode() int {
-	t := d.Totals
+func (d *Diff) ExitCode() int { return d.Totals.exitCode(d.Options) }
+
+// ExitCode is the exit code the scenario alone would give.
+func (in *InputDiff) ExitCode(o DiffOptions) int { return in.Totals.exitCode(o) }
+
+func (t DiffTotals) exitCode(o DiffOptions) int {
 	switch {
 	case t.Unreadable > 0:
 		return ExitUnreadable
 	case t.Failing > 0 || t.Regressions > 0:
 		return ExitDefects
-	case t.HeadUnmeasured > 0 && !d.Options.AllowUnmeasured:
+	case (t.HeadUnmeasured > 0 || t.Unmatched > 0) && !o.AllowUnmeasured:
 		return ExitUnmeasured
 	}
 	return ExitGreen
 }
 
-// diffExitMeaning words a diff's exit code.
-func diffExitMeaning(code int) string {
+// exitMeaning words an exit code of these totals.
+func (t DiffTotals) exitMeaning(code int) string {
 	switch code {
 	case ExitDefects:
 		return "new defect or regression"
 	case ExitUnreadable:
 		return "unreadable input"
 	case ExitUnmeasured:
+		switch {
+		case t.HeadUnmeasured > 0 && t.Unmatched > 0:
+			return "head unmeasured, runs not compared"
+		case t.Unmatched > 0:
+			return "runs not compared"
+		}
 		return "head unmeasured"
 	}
 	return "no regression"
@@ -638,10 +755,55 @@ func (t DiffTotals) summaryLine() string {
 	if t.HeadUnmeasured > 0 {
 		parts = append(parts, fmt.Sprintf("%d unmeasured in the head", t.HeadUnmeasured))
 	}
+	if t.Unmatched > 0 {
+		parts = append(parts, count(t.Unmatched, "run not compared", "runs not compared"))
+	}
 	if t.Unreadable > 0 {
 		parts = append(parts, fmt.Sprintf("%d unreadable", t.Unreadable))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// resultLine is the diff's closing line, after label ("RESULT",
+// "fpcheck diff:"): the exit code, its meaning and the totals.
+func (d *Diff) resultLine(label string) string {
+	code := d.ExitCode()
+	return fmt.Sprintf("%s exit %d (%s) — %s.", label, code, d.Totals.exitMeaning(code), d.Totals.summaryLine())
+}
+
+// summaryLine words one scenario's runs and how they paired, then its
+// totals.
+func (in *InputDiff) summaryLine() string {
+	t := in.Totals
+	runs := fmt.Sprintf("%s in the base, %d in the head", count(t.BaseRuns, "run", "runs"), t.HeadRuns)
+	var paired []string
+	if t.Matched > 0 {
+		by := map[string]int{}
+		for _, rd := range in.Runs {
+			if rd.Base != nil && rd.Head != nil {
+				by[rd.MatchedBy]++
+			}
+		}
+		var ways []string
+		for _, how := range []string{MatchedByRunID, MatchedByPrompt, MatchedByScenario} {
+			if by[how] > 0 {
+				ways = append(ways, fmt.Sprintf("%d by %s", by[how], how))
+			}
+		}
+		paired = append(paired, fmt.Sprintf("%d compared (%s)", t.Matched, strings.Join(ways, ", ")))
+	}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{t.Unmatched, "not compared"}, {t.BaseOnly, "base only"}, {t.HeadOnly, "head only"}} {
+		if c.n > 0 {
+			paired = append(paired, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(paired) > 0 {
+		runs += ": " + strings.Join(paired, ", ")
+	}
+	return runs + " · " + t.summaryLine()
 }
 
 // allRegressions lists every regression of the diff in order.
@@ -669,6 +831,14 @@ func runPairLabel(rd *RunDiff) string {
 		return name(rd.Head)
 	}
 	return name(rd.Base) + " → " + name(rd.Head)
+}
+
+// run is the pair's head run, or its base run when the head has none.
+func (rd *RunDiff) run() *Run {
+	if rd.Head != nil {
+		return rd.Head
+	}
+	return rd.Base
 }
 
 // headInputPath names the head's input of a pair for locations, falling

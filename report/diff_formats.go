@@ -90,6 +90,13 @@ func RenderDiffSARIF(w io.Writer, d *Diff, o RenderOptions) error {
 			for _, reg := range rd.Regressions {
 				b.results = append(b.results, regressionResult(b, covRule, in, rd, reg))
 			}
+			if rd.Unmatched {
+				level := "error"
+				if d.Options.AllowUnmeasured {
+					level = "warning"
+				}
+				b.notes = append(b.notes, sarifNotification{Level: level, Message: sarifText{Text: rd.UnmatchedWhy}, Locations: b.location(rd.run().Input, 0)})
+			}
 			if rd.HeadUnmeasured {
 				line := int64(0)
 				if rd.Head.LineNumbers {
@@ -122,9 +129,22 @@ func RenderDiffSARIF(w io.Writer, d *Diff, o RenderOptions) error {
 			"newDefects": t.NewDefects, "resolvedDefects": t.ResolvedDefects, "persistingDefects": t.PersistingDefects,
 			"newAdvisories": t.NewAdvisories, "resolvedAdvisories": t.ResolvedAdvisories, "persistingAdvisories": t.PersistingAdvisories,
 			"baselined": t.Baselined, "failing": t.Failing, "regressions": t.Regressions, "headUnmeasured": t.HeadUnmeasured, "unreadable": t.Unreadable,
+			"baseRuns": t.BaseRuns, "headRuns": t.HeadRuns, "matched": t.Matched, "unmatched": t.Unmatched, "baseOnly": t.BaseOnly, "headOnly": t.HeadOnly,
 		},
+		"scenarios": sarifScenarios(d),
 	}
 	return b.write(w, code, t.Unreadable > 0, props)
+}
+
+// sarifScenarios is the per-scenario summary a SARIF diff carries in its
+// invocation's properties: each scenario's name, exit code and totals.
+func sarifScenarios(d *Diff) []jsonScenario {
+	out := []jsonScenario{}
+	for i := range d.Inputs {
+		in := &d.Inputs[i]
+		out = append(out, jsonScenario{Name: in.Name, ExitCode: in.ExitCode(d.Options), Totals: jsonDiffTotalsOf(in.Totals)})
+	}
+	return out
 }
 
 func regressionResult(b *sarifBuilder, ruleIndex int, in *InputDiff, rd *RunDiff, reg Regression) sarifResult {
@@ -167,7 +187,13 @@ func RenderDiffJUnit(w io.Writer, d *Diff, o RenderOptions) error {
 	rules := o.rules()
 	for i := range d.Inputs {
 		in := &d.Inputs[i]
-		suite := junitSuite{Name: Sanitize(displayPath(in.Name))}
+		t := in.Totals
+		suite := junitSuite{Name: Sanitize(displayPath(in.Name)), Properties: &junitProperties{Property: []junitProperty{
+			{Name: "exitCode", Value: fmt.Sprint(in.ExitCode(d.Options))},
+			{Name: "summary", Value: Sanitize(in.summaryLine())},
+			{Name: "compared", Value: fmt.Sprint(t.Matched)},
+			{Name: "notCompared", Value: fmt.Sprint(t.Unmatched)},
+		}}}
 		for _, side := range []struct {
 			label string
 			in    *Input
@@ -206,6 +232,8 @@ func junitDiffRunCases(rd *RunDiff, rules []Rule) []junitCase {
 	switch {
 	case len(runRegs) > 0:
 		cov.Failure = regressionFailure(runRegs)
+	case rd.Unmatched:
+		cov.Skipped = &junitSkipped{Message: Sanitize(rd.UnmatchedWhy)}
 	case rd.HeadUnmeasured:
 		cov.Skipped = &junitSkipped{Message: Sanitize("head unmeasured: " + rd.HeadUnmeasuredWhy)}
 	}
@@ -251,6 +279,8 @@ func junitDiffRunCases(rd *RunDiff, rules []Rule) []junitCase {
 			}
 			p.Message = strings.Join(parts, ", ")
 			c.Failure = p
+		case rd.Unmatched:
+			c.Skipped = &junitSkipped{Message: "not compared: the run has no counterpart in the base"}
 		default:
 			if why, measured := checkMeasured(rd.Head, kind, seam); !measured {
 				c.Skipped = &junitSkipped{Message: Sanitize("unmeasured in the head: " + why)}
@@ -280,9 +310,22 @@ func RenderDiffMarkdown(w io.Writer, d *Diff) error {
 	code := d.ExitCode()
 	m.line("## fpcheck diff")
 	m.line("")
-	m.line(fmt.Sprintf("**%s Exit %d — %s.** Base %s → head %s: %s.", exitMark(code), code, diffExitMeaning(code),
+	m.line(fmt.Sprintf("**%s Exit %d — %s.** Base %s → head %s: %s.", exitMark(code), code, d.Totals.exitMeaning(code),
 		MarkdownEscape(displayPath(d.BaseName)), MarkdownEscape(displayPath(d.HeadName)), MarkdownEscape(d.Totals.summaryLine())))
 	m.line("")
+	if len(d.Inputs) > 1 {
+		m.line("| scenario | exit | runs (base → head) | compared | not compared | new | resolved | persisting | regressions |")
+		m.line("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+		for i := range d.Inputs {
+			in := &d.Inputs[i]
+			t := in.Totals
+			c := in.ExitCode(d.Options)
+			m.line(fmt.Sprintf("| %s | %s %d | %d → %d | %d | %d | %d | %d | %d | %d |", MarkdownEscape(displayPath(in.Name)), exitMark(c), c,
+				t.BaseRuns, t.HeadRuns, t.Matched, t.Unmatched, t.NewDefects+t.NewAdvisories, t.ResolvedDefects+t.ResolvedAdvisories,
+				t.PersistingDefects+t.PersistingAdvisories, t.Regressions))
+		}
+		m.line("")
+	}
 	m.line("| input | run | coverage (base → head) | new | resolved | persisting | regressions | head |")
 	m.line("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
 	for i := range d.Inputs {
@@ -321,6 +364,8 @@ func RenderDiffMarkdown(w io.Writer, d *Diff) error {
 			}
 			head := "✅ measured"
 			switch {
+			case rd.Unmatched:
+				head = "⚠️ not compared"
 			case rd.Head == nil:
 				head = "— (base only)"
 			case rd.HeadUnmeasured:
@@ -343,7 +388,7 @@ func RenderDiffMarkdown(w io.Writer, d *Diff) error {
 		}
 		for j := range in.Runs {
 			rd := &in.Runs[j]
-			if len(rd.Findings) == 0 && len(rd.Regressions) == 0 && !rd.HeadUnmeasured {
+			if len(rd.Findings) == 0 && len(rd.Regressions) == 0 && !rd.HeadUnmeasured && !rd.Unmatched {
 				continue
 			}
 			m.line("")
@@ -354,6 +399,9 @@ func RenderDiffMarkdown(w io.Writer, d *Diff) error {
 			}
 			for _, reg := range rd.Regressions {
 				m.line("- ⚠️ **regression** — " + MarkdownEscape(reg.Sentence))
+			}
+			if rd.Unmatched {
+				m.line("- ⚠️ **not compared** — " + MarkdownEscape(rd.UnmatchedWhy))
 			}
 			if rd.HeadUnmeasured {
 				m.line("- ⚠️ **head unmeasured** — " + MarkdownEscape(rd.HeadUnmeasuredWhy))
@@ -453,14 +501,28 @@ func RenderDiffGitHub(w io.Writer, d *Diff, o RenderOptions) error {
 			for _, reg := range rd.Regressions {
 				ghCommand(&b, "error", file, 0, "fpcheck diff: regression", Sanitize(reg.Sentence))
 			}
+			if rd.Unmatched {
+				cmd := "error"
+				if d.Options.AllowUnmeasured {
+					cmd = "notice"
+				}
+				ghCommand(&b, cmd, Sanitize(displayRel(rd.run().Input, o.Root)), 0, "fpcheck diff: run not compared", Sanitize(rd.UnmatchedWhy))
+			}
 			if rd.HeadUnmeasured {
 				ghCommand(&b, "notice", Sanitize(displayRel(rd.Head.Input, o.Root)), 0, "fpcheck diff: head unmeasured",
 					Sanitize(fmt.Sprintf("Head run %s is unmeasured: %s.", runLabel(rd.Head), rd.HeadUnmeasuredWhy)))
 			}
 		}
 	}
-	code := d.ExitCode()
-	b.WriteString(Sanitize(fmt.Sprintf("fpcheck diff: exit %d (%s) — %s.", code, diffExitMeaning(code), d.Totals.summaryLine())) + "\n")
+	if len(d.Inputs) > 1 {
+		for i := range d.Inputs {
+			in := &d.Inputs[i]
+			b.WriteString(Sanitize(fmt.Sprintf("fpcheck diff: scenario %s: exit %d — %s.", displayPath(in.Name), in.ExitCode(d.Options), in.summaryLine())) + "\n")
+		}
+	}
+	// The result line carries the bound, as analyze's does: a log reader
+	// who sees "no regression" sees what it covers.
+	b.WriteString(Sanitize(d.resultLine("fpcheck diff:")+" "+DiffBound) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -39,6 +39,28 @@ type jsonDiffTotals struct {
 	Regressions          int `json:"regressions"`
 	HeadUnmeasured       int `json:"headUnmeasured"`
 	Unreadable           int `json:"unreadable"`
+	BaseRuns             int `json:"baseRuns"`
+	HeadRuns             int `json:"headRuns"`
+	Matched              int `json:"matched"`
+	Unmatched            int `json:"unmatched"`
+	BaseOnly             int `json:"baseOnly"`
+	HeadOnly             int `json:"headOnly"`
+}
+
+// jsonScenario is one scenario's summary, as SARIF's properties carry it.
+type jsonScenario struct {
+	Name     string         `json:"name"`
+	ExitCode int            `json:"exitCode"`
+	Totals   jsonDiffTotals `json:"totals"`
+}
+
+func jsonDiffTotalsOf(t DiffTotals) jsonDiffTotals {
+	return jsonDiffTotals{
+		NewDefects: t.NewDefects, ResolvedDefects: t.ResolvedDefects, PersistingDefects: t.PersistingDefects,
+		NewAdvisories: t.NewAdvisories, ResolvedAdvisories: t.ResolvedAdvisories, PersistingAdvisories: t.PersistingAdvisories,
+		Baselined: t.Baselined, Failing: t.Failing, Regressions: t.Regressions, HeadUnmeasured: t.HeadUnmeasured, Unreadable: t.Unreadable,
+		BaseRuns: t.BaseRuns, HeadRuns: t.HeadRuns, Matched: t.Matched, Unmatched: t.Unmatched, BaseOnly: t.BaseOnly, HeadOnly: t.HeadOnly,
+	}
 }
 
 type jsonInputDiff struct {
@@ -49,6 +71,9 @@ type jsonInputDiff struct {
 	HeadError   *string          `json:"headError"`
 	Runs        []jsonRunDiff    `json:"runs"`
 	Regressions []jsonRegression `json:"regressions"`
+	// Totals and ExitCode are the scenario's alone.
+	Totals   jsonDiffTotals `json:"totals"`
+	ExitCode int            `json:"exitCode"`
 }
 
 type jsonRunDiff struct {
@@ -62,11 +87,14 @@ type jsonRunDiff struct {
 	Regressions       []jsonRegression    `json:"regressions"`
 	HeadUnmeasured    bool                `json:"headUnmeasured"`
 	HeadUnmeasuredWhy *string             `json:"headUnmeasuredWhy"`
+	Unmatched         bool                `json:"unmatched"`
+	UnmatchedWhy      *string             `json:"unmatchedWhy"`
 }
 
 type jsonRunRef struct {
 	Input            string    `json:"input"`
 	RunID            string    `json:"runId"`
+	PromptKey        *string   `json:"promptKey"`
 	Verdict          Verdict   `json:"verdict"`
 	Coverage         Coverage  `json:"coverage"`
 	ReplayedCoverage *Coverage `json:"replayedCoverage"`
@@ -143,14 +171,10 @@ func jsonDiffOf(d *Diff) jsonDiff {
 		Bound:         DiffBound,
 		ExitCode:      d.ExitCode(),
 	}
-	t := d.Totals
-	out.Totals = jsonDiffTotals{
-		NewDefects: t.NewDefects, ResolvedDefects: t.ResolvedDefects, PersistingDefects: t.PersistingDefects,
-		NewAdvisories: t.NewAdvisories, ResolvedAdvisories: t.ResolvedAdvisories, PersistingAdvisories: t.PersistingAdvisories,
-		Baselined: t.Baselined, Failing: t.Failing, Regressions: t.Regressions, HeadUnmeasured: t.HeadUnmeasured, Unreadable: t.Unreadable,
-	}
+	out.Totals = jsonDiffTotalsOf(d.Totals)
 	for _, in := range d.Inputs {
-		ji := jsonInputDiff{Name: in.Name, Runs: []jsonRunDiff{}, Regressions: jsonRegressions(in.Regressions)}
+		ji := jsonInputDiff{Name: in.Name, Runs: []jsonRunDiff{}, Regressions: jsonRegressions(in.Regressions),
+			Totals: jsonDiffTotalsOf(in.Totals), ExitCode: in.ExitCode(d.Options)}
 		if in.Base != nil {
 			ji.Base, ji.BaseError = &in.Base.Path, nullString(in.Base.Error)
 		}
@@ -177,6 +201,8 @@ func jsonRunDiffOf(rd *RunDiff) jsonRunDiff {
 		Regressions:       jsonRegressions(rd.Regressions),
 		HeadUnmeasured:    rd.HeadUnmeasured,
 		HeadUnmeasuredWhy: nullString(rd.HeadUnmeasuredWhy),
+		Unmatched:         rd.Unmatched,
+		UnmatchedWhy:      nullString(rd.UnmatchedWhy),
 	}
 	for _, fc := range rd.Findings {
 		f := fc.Finding
@@ -208,7 +234,7 @@ func jsonRunRefOf(r *Run) *jsonRunRef {
 	if r == nil {
 		return nil
 	}
-	ref := &jsonRunRef{Input: r.Input, RunID: r.RunID, Verdict: r.Verdict, Coverage: r.Recorded.Coverage, Defects: r.Defects, Advisories: r.Advisories}
+	ref := &jsonRunRef{Input: r.Input, RunID: r.RunID, PromptKey: nullString(r.PromptKey), Verdict: r.Verdict, Coverage: r.Recorded.Coverage, Defects: r.Defects, Advisories: r.Advisories}
 	if r.Replayed != nil {
 		c := r.Replayed.Coverage
 		ref.ReplayedCoverage = &c

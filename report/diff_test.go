@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,25 +25,47 @@ type diffCase struct {
 	want []string
 	// totals checked when set.
 	totals *DiffTotals
+	// tweak, when set, edits the inputs read before the reports are built.
+	tweak func(base, head []InputResult)
+}
+
+// reRecorded stands for a multi-run recording made again: every head run
+// id is new, every run's first turn has its own prompt, and the head's last
+// run was recorded with another prompt than the base's.
+func reRecorded(base, head []InputResult) {
+	for _, side := range [][]InputResult{base, head} {
+		for i := range side {
+			for j := range side[i].Runs {
+				side[i].Runs[j].PromptKey = fmt.Sprintf("sha256:turn-%d", j)
+			}
+		}
+	}
+	for i := range head {
+		runs := head[i].Runs
+		for j := range runs {
+			runs[j].RunID = "re-" + runs[j].RunID
+		}
+		runs[len(runs)-1].PromptKey = "sha256:changed"
+	}
 }
 
 func diffCases() []diffCase {
 	return []diffCase{
 		{name: "self", base: []string{"report/mixed.jsonl"}, head: []string{"report/mixed.jsonl"}, exit: ExitGreen, golden: true,
 			want:   []string{"matched by run id", "PERSISTING defect dangling-reference @compose"},
-			totals: &DiffTotals{PersistingDefects: 3, PersistingAdvisories: 1}},
+			totals: &DiffTotals{PersistingDefects: 3, PersistingAdvisories: 1, BaseRuns: 1, HeadRuns: 1, Matched: 1}},
 		{name: "clean-defect", base: []string{"formats/clean.jsonl"}, head: []string{"formats/defect.jsonl"}, exit: ExitDefects, golden: true,
 			want:   []string{"NEW defect dangling-reference @compose · iteration 2 · line 6 · FAILS"},
-			totals: &DiffTotals{NewDefects: 1, Failing: 1}},
+			totals: &DiffTotals{NewDefects: 1, Failing: 1, BaseRuns: 1, HeadRuns: 1, Matched: 1}},
 		{name: "defect-clean", base: []string{"formats/defect.jsonl"}, head: []string{"formats/clean.jsonl"}, exit: ExitGreen,
 			want:   []string{"RESOLVED defect dangling-reference @compose"},
-			totals: &DiffTotals{ResolvedDefects: 1}},
+			totals: &DiffTotals{ResolvedDefects: 1, BaseRuns: 1, HeadRuns: 1, Matched: 1}},
 		{name: "other-iteration-persists", base: []string{"formats/defect.jsonl"}, head: []string{"formats/defect-later.jsonl"}, exit: ExitGreen,
 			want:   []string{"PERSISTING defect dangling-reference @compose · iteration 5"},
-			totals: &DiffTotals{PersistingDefects: 1}},
+			totals: &DiffTotals{PersistingDefects: 1, BaseRuns: 1, HeadRuns: 1, Matched: 1}},
 		{name: "stopped-checking", base: []string{"formats/clean.jsonl"}, head: []string{"formats/stopped.jsonl"}, exit: ExitDefects, golden: true,
 			want:   []string{"REGRESSION — dangling-reference @compose (recorded) stopped checking: checked 6 in the base, 0 in the head", "Coverage (recorded) got worse: full in the base, partial in the head."},
-			totals: &DiffTotals{Regressions: 2}},
+			totals: &DiffTotals{Regressions: 2, BaseRuns: 1, HeadRuns: 1, Matched: 1}},
 		{name: "coverage-lost", base: []string{"report/full.jsonl"}, head: []string{"report/no-integrity-events.jsonl"}, exit: ExitDefects,
 			want: []string{"Coverage (recorded) got worse: full in the base, no-integrity-events in the head.", "its ledger row vanished", "HEAD UNMEASURED"}},
 		{name: "head-unmeasured", base: []string{"report/nothing-checked.jsonl"}, head: []string{"report/nothing-checked.jsonl"}, exit: ExitUnmeasured,
@@ -58,10 +81,16 @@ func diffCases() []diffCase {
 		{name: "baseline-accepts-new", base: []string{"formats/clean.jsonl"}, head: []string{"formats/defect.jsonl"}, exit: ExitGreen,
 			opts:   Options{Baseline: &Baseline{Path: "b.json", Entries: []BaselineEntry{{Identity: "dangling-reference @compose [tool screen_fire + tool whats_here]  ", Reason: "known"}}}, Today: testToday},
 			want:   []string{"NEW defect dangling-reference @compose · iteration 2 · line 6 · BASELINED (accepted: known; does not fail)"},
-			totals: &DiffTotals{NewDefects: 1, Baselined: 1}},
+			totals: &DiffTotals{NewDefects: 1, Baselined: 1, BaseRuns: 1, HeadRuns: 1, Matched: 1}},
 		{name: "baseline-expired-persisting", base: []string{"formats/defect.jsonl"}, head: []string{"formats/defect-later.jsonl"}, exit: ExitDefects,
 			opts: Options{Baseline: &Baseline{Path: "b.json", Entries: []BaselineEntry{{Identity: "dangling-reference @compose [tool screen_fire + tool whats_here]  ", Expires: "2020-02-02"}}}, Today: testToday},
 			want: []string{"PERSISTING defect dangling-reference @compose · iteration 5 · line 7 · ⚠ BASELINE EXPIRED on 2020-02-02 (fails again) · FAILS"}},
+		{name: "re-recorded", base: []string{"report/sessions.jsonl"}, head: []string{"report/sessions.jsonl"}, exit: ExitUnmeasured, golden: true,
+			tweak:  reRecorded,
+			want:   []string{"(matched by prompt)", "(not compared: base only)", "(not compared: head only)", "⚠ NOT COMPARED — Base run", "RESULT exit 3 (runs not compared)"},
+			totals: &DiffTotals{PersistingDefects: 2, BaseRuns: 4, HeadRuns: 4, Matched: 3, Unmatched: 2}},
+		{name: "re-recorded-allowed", base: []string{"report/sessions.jsonl"}, head: []string{"report/sessions.jsonl"}, exit: ExitGreen,
+			tweak: reRecorded, diff: DiffOptions{AllowUnmeasured: true}},
 		{name: "directories", baseRoot: "report", headRoot: "formats",
 			base: []string{"report/clean.jsonl", "report/mixed.jsonl"}, head: []string{"formats/clean.jsonl", "formats/defect.jsonl"},
 			exit: ExitDefects, golden: true,
@@ -80,6 +109,9 @@ func buildDiff(t *testing.T, dc diffCase) *Diff {
 	}
 	for i := range head {
 		setDisplay(&head[i], dc.head[i])
+	}
+	if dc.tweak != nil {
+		dc.tweak(base, head)
 	}
 	b := Build(base, testOptions(dc.opts))
 	h := Build(head, testOptions(dc.opts))
@@ -239,31 +271,56 @@ func TestPairInputs(t *testing.T) {
 	}
 }
 
-// TestMatchRuns: runs pair by id when the ids agree, else by position, and
-// leftovers are one-sided.
+// TestMatchRuns: runs pair by run id, then by the prompt of their first
+// turn, then, when each side holds one run, by scenario; never by
+// position, so leftovers are one-sided.
 func TestMatchRuns(t *testing.T) {
-	run := func(id string) *Run { return &Run{RunID: id} }
-	a, b, c := run("a"), run("b"), run("c")
-	x, y := run("x"), run("y")
-	got := matchRuns([]*Run{a, b, c}, []*Run{x, b, y, run("z")})
-	var desc []string
-	for _, m := range got {
-		name := func(r *Run) string {
-			if r == nil {
-				return "-"
-			}
-			return r.RunID
+	// "id/prompt"; a prompt "" is no key.
+	runs := func(specs ...string) []*Run {
+		var out []*Run
+		for _, sp := range specs {
+			id, prompt, _ := strings.Cut(sp, "/")
+			out = append(out, &Run{RunID: id, PromptKey: prompt})
 		}
-		desc = append(desc, name(m.base)+":"+name(m.head)+":"+m.how)
+		return out
 	}
-	want := []string{"a:-:base only", "b:b:run id", "c:-:base only", "-:x:head only", "-:y:head only", "-:z:head only"}
-	if diff := cmp.Diff(want, desc); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	tests := []struct {
+		name       string
+		base, head []*Run
+		want       []string
+	}{
+		{"by run id, leftovers one-sided", runs("a", "b", "c"), runs("x", "b", "y", "z"),
+			[]string{"a:-:base only", "b:b:run id", "c:-:base only", "-:x:head only", "-:y:head only", "-:z:head only"}},
+		{"one run each is the scenario's", runs("a/p"), runs("x/q"), []string{"a:x:scenario"}},
+		{"one run left of several is not paired by elimination", runs("a", "b"), runs("b", "x"),
+			[]string{"a:-:base only", "b:b:run id", "-:x:head only"}},
+		{"re-recorded: by prompt, whatever the order", runs("a/p1", "b/p2", "c/p3"), runs("z/p3", "x/p1", "y/p2"),
+			[]string{"a:x:prompt", "b:y:prompt", "c:z:prompt"}},
+		{"a repeated prompt pairs in recording order", runs("a/p", "b/p", "c/q"), runs("x/p", "y/q", "z/p"),
+			[]string{"a:x:prompt", "b:z:prompt", "c:y:prompt"}},
+		{"a prompt repeated more often on one side leaves the extra", runs("a/p", "b/p"), runs("x/p"),
+			[]string{"a:x:prompt", "b:-:base only"}},
+		{"run id first, then prompt", runs("a/p1", "b/p2"), runs("c/p1", "a/p2"),
+			[]string{"a:a:run id", "b:-:base only", "-:c:head only"}},
+		{"no prompt is no key", runs("a", "b"), runs("x", "y"),
+			[]string{"a:-:base only", "b:-:base only", "-:x:head only", "-:y:head only"}},
 	}
-	// One run left on each side is the scenario's run.
-	got = matchRuns([]*Run{a, b}, []*Run{b, x})
-	if len(got) != 2 || got[0].how != MatchedByScenario || got[0].head != x || got[1].how != MatchedByRunID {
-		t.Errorf("one run left on each side: %+v", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var desc []string
+			for _, m := range matchRuns(tt.base, tt.head) {
+				name := func(r *Run) string {
+					if r == nil {
+						return "-"
+					}
+					return r.RunID
+				}
+				desc = append(desc, name(m.base)+":"+name(m.head)+":"+m.how)
+			}
+			if diff := cmp.Diff(tt.want, desc); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -21,16 +21,18 @@ func RenderDiffText(w io.Writer, d *Diff, o TextOptions) error {
 	}
 	t.blank()
 	textDiffBaseline(t, d)
-	code := d.ExitCode()
-	st := styleGreen
-	switch code {
-	case ExitDefects, ExitUnreadable:
-		st = styleDefects
-	case ExitUnmeasured:
-		st = styleUnmeasured
+	if len(d.Inputs) > 1 {
+		t.line(0, styleBold, "PER SCENARIO (exit code each scenario alone would give)")
+		for i := range d.Inputs {
+			in := &d.Inputs[i]
+			code := in.ExitCode(d.Options)
+			t.line(2, exitStyle(code), fmt.Sprintf("exit %d  %s — %s", code, displayPath(in.Name), in.summaryLine()))
+		}
+		t.blank()
 	}
-	t.line(0, st, fmt.Sprintf("RESULT exit %d (%s) — %s.", code, diffExitMeaning(code), d.Totals.summaryLine()))
-	t.line(0, styleDim, "Exit codes: 0 no regression · 1 a new defect or a coverage regression · 2 usage or unreadable input · 3 head unmeasured. 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
+	code := d.ExitCode()
+	t.line(0, exitStyle(code), d.resultLine("RESULT"))
+	t.line(0, styleDim, "Exit codes: 0 no regression · 1 a new defect or a coverage regression · 2 usage or unreadable input · 3 head unmeasured or runs not compared. 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
 	t.line(0, styleDim, DiffBound)
 	return t.err
 }
@@ -66,7 +68,10 @@ func textDiffInput(t *textWriter, d *Diff, in *InputDiff) {
 
 func textDiffRun(t *textWriter, d *Diff, rd *RunDiff) {
 	how := rd.MatchedBy
-	if how == MatchedByRunID || how == MatchedByScenario {
+	switch {
+	case rd.Unmatched:
+		how = "not compared: " + how
+	case how == MatchedByRunID || how == MatchedByScenario || how == MatchedByPrompt:
 		how = "matched by " + how
 	}
 	t.line(2, styleBold, fmt.Sprintf("RUN %d · %s (%s)", rd.Position, runPairLabel(rd), how))
@@ -101,6 +106,9 @@ func textDiffRun(t *textWriter, d *Diff, rd *RunDiff) {
 	}
 	for _, r := range rd.Regressions {
 		t.line(4, styleDefects, "⚠ REGRESSION — "+r.Sentence)
+	}
+	if rd.Unmatched {
+		t.line(4, styleUnmeasured, "⚠ NOT COMPARED — "+rd.UnmatchedWhy)
 	}
 	if rd.HeadUnmeasured {
 		t.line(4, styleUnmeasured, "⚠ HEAD UNMEASURED — "+rd.HeadUnmeasuredWhy+": nothing proves the head's checks ran.")

@@ -122,6 +122,8 @@ type jsonlInputDiff struct {
 	HeadError   *string          `json:"headError"`
 	Runs        int              `json:"runs"`
 	Regressions []jsonRegression `json:"regressions"`
+	Totals      jsonDiffTotals   `json:"totals"`
+	ExitCode    int              `json:"exitCode"`
 }
 
 type jsonlDiffSummary struct {
@@ -150,7 +152,7 @@ func RenderDiffJSONL(w io.Writer, d *Diff) error {
 			}
 		}
 		if err := enc.Encode(jsonlInputDiff{Type: "input", Name: in.Name, Base: in.Base, Head: in.Head, BaseError: in.BaseError,
-			HeadError: in.HeadError, Runs: len(in.Runs), Regressions: in.Regressions}); err != nil {
+			HeadError: in.HeadError, Runs: len(in.Runs), Regressions: in.Regressions, Totals: in.Totals, ExitCode: in.ExitCode}); err != nil {
 			return err
 		}
 	}

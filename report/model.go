@@ -235,10 +235,13 @@ type Input struct {
 type Run struct {
 	// Excused says what the replay passed over because the recording
 	// excuses it (replay.Evidence.Excused); stated in the run's notes.
-	Excused     []string
-	Input       string
-	RunID       string
-	SessionID   string
+	Excused   []string
+	Input     string
+	RunID     string
+	SessionID string
+	// PromptKey is RunResult.PromptKey: what a diff pairs runs by once
+	// their run ids differ.
+	PromptKey   string
 	Events      int
 	HeadMissing bool
 	FirstLine   int64
@@ -431,9 +434,12 @@ type InputResult struct {
 // RunResult is one run's evidence as handed to Build. The JSON tags are
 // its form in a saved report's evidence section (saved.go).
 type RunResult struct {
-	Input       string `json:"input"`
-	RunID       string `json:"runId"`
-	SessionID   string `json:"sessionId"`
+	Input     string `json:"input"`
+	RunID     string `json:"runId"`
+	SessionID string `json:"sessionId"`
+	// PromptKey is the run's turn prompt as diff pairs re-recorded runs by
+	// (see PromptKey); empty when the run carries no turn_start prompt.
+	PromptKey   string `json:"promptKey"`
 	Events      int    `json:"events"`
 	HeadMissing bool   `json:"headMissing"`
 	FirstLine   int64  `json:"firstLine"`
@@ -473,6 +479,7 @@ func NewRunResult(run *recording.Run) RunResult {
 		Input:       run.Input,
 		RunID:       run.ID,
 		SessionID:   run.SessionID,
+		PromptKey:   PromptKey(run),
 		Events:      len(run.Events),
 		HeadMissing: run.HeadMissing,
 		FirstLine:   run.FirstLine,

@@ -192,6 +192,7 @@ func splitRuns(events []recording.Event, display string) []RunResult {
 			Input:       display,
 			RunID:       id,
 			SessionID:   first.Meta.SessionID,
+			PromptKey:   PromptKey(&recording.Run{Events: evs}),
 			Events:      len(evs),
 			HeadMissing: first.Type != recording.TypeRunConfigured && first.Type != recording.TypeTurnStart,
 			FirstLine:   firstLine,

@@ -50,20 +50,51 @@ func RenderShort(w io.Writer, r *Report) error {
 	return sw.err
 }
 
-// RenderDiffShort writes the head's findings as RenderShort does, then the
-// diff's own result line.
+// RenderDiffShort writes what the diff holds against the head, one line
+// each at its place: every new finding (and a persisting one whose
+// baseline entry expired) at its anchor, every regression, every run not
+// compared and every unmeasured head run at the input; then the diff's
+// result line. Persisting and resolved findings are the base's story, not
+// a problem to jump to.
 func RenderDiffShort(w io.Writer, d *Diff) error {
 	sw := &shortWriter{w: w}
-	if d.Head != nil {
-		for i := range d.Head.Runs {
-			run := &d.Head.Runs[i]
-			for _, f := range run.Findings {
-				path, line := anchorLine(run, f)
-				sw.finding(path, line, orText(f.Kind, "unrecorded")+"@"+orText(f.Seam, "unrecorded"), orText(f.Message, "(no message recorded)")+" [run "+orNone(run.RunID)+"]")
+	for i := range d.Inputs {
+		in := &d.Inputs[i]
+		for _, reg := range in.Regressions {
+			sw.finding(in.headInputPath(), 1, "regression@"+reg.Kind, reg.Sentence)
+		}
+		for j := range in.Runs {
+			rd := &in.Runs[j]
+			for _, fc := range rd.Findings {
+				if fc.Change == ChangeResolved || (fc.Change == ChangePersisting && !fc.Fails) {
+					continue
+				}
+				f := fc.Finding
+				path, line := anchorLine(rd.Head, f)
+				msg := orText(f.Message, "(no message recorded)")
+				if f.Advisory {
+					msg = "advisory: " + msg
+				}
+				state := fc.Change
+				if fc.Fails {
+					state += ", fails"
+				}
+				sw.finding(path, line, orText(f.Kind, "unrecorded")+"@"+orText(f.Seam, "unrecorded"), msg+" ["+state+"; run "+orNone(rd.Head.RunID)+"]")
+			}
+			run := rd.run()
+			_, line := anchorLine(run, Finding{})
+			for _, reg := range rd.Regressions {
+				sw.finding(run.Input, line, "regression@"+reg.Kind, reg.Sentence)
+			}
+			if rd.Unmatched {
+				sw.finding(run.Input, line, "not-compared@run", rd.UnmatchedWhy)
+			}
+			if rd.HeadUnmeasured {
+				sw.finding(run.Input, line, "unmeasured@run", "head run "+orNone(run.RunID)+": "+rd.HeadUnmeasuredWhy+"; no evidence its checks ran")
 			}
 		}
 	}
-	sw.printf("RESULT exit %d — %d new defects, %d regressions.\n", d.ExitCode(), d.Totals.NewDefects, d.Totals.Regressions)
+	sw.printf("%s\n", Sanitize(d.resultLine("RESULT")))
 	return sw.err
 }
 

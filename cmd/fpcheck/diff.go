@@ -34,11 +34,14 @@ const diffExitHelp = `Exit codes (the same whatever --format says):
      new advisory), a finding whose baseline entry expired, or a coverage
      regression: a check that stopped checking, a ledger row that vanished,
      unreachable encounters that grew, a coverage state that got worse,
-     evidence newly missing, or a run or recording that vanished
+     evidence newly missing or newly damaged, a check that judged fewer
+     encounters, or a run or recording that vanished
   2  usage, declarations or baseline fpcheck cannot honour, or an input on
      either side that cannot be read
-  3  the head is unmeasured: a head run proves nothing about its checks having
-     run, or a head recording holds no run (unless --allow-unmeasured)
+  3  the head is unmeasured (a head run proves nothing about its checks having
+     run, its evidence is damaged, or a head recording holds no run), or runs
+     were not compared (a scenario left runs unpaired on both sides), unless
+     --allow-unmeasured
   4  internal error in fpcheck itself (please report it)
 With several causes, 2 outranks 1, 1 outranks 3, and 3 outranks 0. Findings
 that persist or are resolved never fail a diff.`
@@ -62,21 +65,26 @@ judged as they were, and a report of a directory pairs as that directory.
 --base-declarations judges a recorded BASE with other declarations than the
 head's --declarations; a saved side must have been judged with its side's.
 
-Within a matched pair, runs are matched by run id where both sides carry the
-same id (the same recording analyzed again, for example with other
-declarations); when one run is left on each side, the two are the scenario's
-run and pair by scenario. Runs are never paired by position: any other run is
-listed unmatched (base only: its evidence vanished; head only: its findings
-are new). Run ids and session ids are minted anew on every recording, so keep
-one scenario per file to compare re-recordings.
+Each matched pair of recordings is a scenario. Its runs are paired by run id
+where both sides carry the same id (the same recording analyzed again, for
+example with other declarations), then by the user prompt of their first turn
+(run and session ids are minted anew on every recording; the scenario's
+prompts are not), in recording order among runs of one prompt, and, when each
+recording holds exactly one run, the two by scenario. Runs are never paired by
+position. A run left over is base only (its evidence vanished: a regression)
+or head only (its findings are new); when both sides have runs left over,
+they are all listed as not compared, and the diff cannot be green.
 
 Findings are matched by identity (kind, seam, sorted subjects, predicate;
-the epoch is left out), so the same defect found at another iteration
-persists. For each check, diff compares the recorded ledger of the two runs,
-and the replayed ledger too: a check that stopped checking, a row that
-vanished, unreachable encounters that grew, and a coverage state that got
-worse (full, then partial, then the four absences, then no-tail) are
-regressions. Advisories are counted apart.
+neither the epoch nor the run id is part of it) across the whole scenario, so
+the same defect found at another iteration, or in another run of the
+scenario, persists. For each paired run and check, diff compares the recorded
+ledger, and the replayed ledger too: a check that stopped checking or judged
+fewer encounters, a row that vanished, unreachable encounters that grew, a
+coverage state that got worse (full, then partial, then the four absences,
+then no-tail), and evidence damaged in the head only are regressions.
+Advisories are counted apart. With several scenarios, every format sums up
+each with the exit code it alone would give.
 
 ` + diffExitHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -101,7 +109,7 @@ regressions. Advisories are counted apart.
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.FailOn, "fail-on", report.FailOnDefect, "what new finding fails: defect, or advisory (new advisories fail too)")
-	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when the head is unmeasured")
+	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when the head is unmeasured or runs were not compared")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	f.StringVar(&o.BaseDeclarations, "base-declarations", "", "judge BASE with these declarations instead of --declarations (the head keeps --declarations)")
 	addOutputFlags(cmd, &o.Output, report.DiffFormats())

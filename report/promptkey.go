@@ -1,0 +1,34 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// PromptKey is what pairs a run with its re-recording once the run ids
+// differ, as they do on every recording: the user prompt of the run's
+// first turn_start, which the scenario's script fixes while agentfootprint
+// mints new run and session ids. The key is a digest, so a saved report
+// that carries it does not carry the prompt's text. "" when the run has no
+// turn_start with a prompt (a run cut off before its head, for example):
+// such a run has no key and is never paired by one.
+func PromptKey(run *recording.Run) string {
+	for i := range run.Events {
+		ev := &run.Events[i]
+		if ev.Type != recording.TypeTurnStart {
+			continue
+		}
+		var p struct {
+			UserPrompt *string `json:"userPrompt"`
+		}
+		if ev.PayloadDropped || json.Unmarshal(ev.Payload, &p) != nil || p.UserPrompt == nil {
+			return ""
+		}
+		sum := sha256.Sum256([]byte(*p.UserPrompt))
+		return "sha256:" + hex.EncodeToString(sum[:16])
+	}
+	return ""
+}
