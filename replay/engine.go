@@ -292,11 +292,11 @@ type engine struct {
 	lastSystemSet bool
 
 	// injectedByHash are the distinct messages-slot records seen with each
-	// content hash, in order; injectedSeen holds them as a set once a
-	// hash has gathered several, so that a flood of records sharing one
-	// hash is not compared pairwise.
-	injectedByHash map[string][]checks.Message
-	injectedSeen   map[string]map[checks.Message]bool
+	// content hash, in order, their contents in store; injectedSeen holds
+	// them as a set once a hash has gathered several, so that a flood of
+	// records sharing one hash is not compared pairwise.
+	injectedByHash map[string][]keptMessage
+	injectedSeen   map[string]map[keptMessage]bool
 	history        []histEntry
 	// historyByHash indexes the history entries an eviction can still
 	// remove, by hash: an eviction removes every entry with its hash at
@@ -310,10 +310,11 @@ type engine struct {
 	evictions *checks.EvictionLedger
 	parked    []string
 
-	call        *callState
-	lastIter    int64
-	choice      *pendingChoice
-	lastContent map[int64]string
+	call     *callState
+	lastIter int64
+	choice   *pendingChoice
+	// lastContent are the model's words by iteration, in store.
+	lastContent map[int64]textRef
 	workExisted bool
 
 	claimRows []checks.ClaimRow
@@ -332,6 +333,9 @@ type engine struct {
 	// textStore); lookups remembers answers of earlier argument lookups.
 	store   *textStore
 	lookups lookupMemo
+	// kept counts the bytes of the entries the run keeps beside its
+	// store's texts (see keptBytes).
+	kept int64
 
 	validations []AnswerValidation
 
@@ -359,11 +363,11 @@ func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, r
 		redacted:       run.Snapshot != nil && run.Snapshot.Redacted,
 		slow:           slow,
 		callNames:      map[string]string{},
-		injectedByHash: map[string][]checks.Message{},
-		injectedSeen:   map[string]map[checks.Message]bool{},
+		injectedByHash: map[string][]keptMessage{},
+		injectedSeen:   map[string]map[keptMessage]bool{},
 		historyByHash:  map[string][]int{},
 		evictions:      checks.NewEvictionLedger(),
-		lastContent:    map[int64]string{},
+		lastContent:    map[int64]textRef{},
 		toolCalls:      map[string]checks.ToolCall{},
 		servedAt:       map[string]int{},
 		store:          newTextStore(0),
@@ -468,7 +472,11 @@ func (e *engine) handle(ev *recording.Event) {
 		var p semanticsPayload
 		if decodeSemantics(ev.Payload, &p, e.slow) {
 			it, _ := intOf(p.Iteration)
-			e.claimRows = append(e.claimRows, checks.ClaimRowsOf(p.Semantics, p.ToolName, p.ToolCallID, it)...)
+			rows := checks.ClaimRowsOf(p.Semantics, p.ToolName, p.ToolCallID, it)
+			for _, r := range rows {
+				e.count(len(r.Entity), len(r.Field), len(r.Value), len(r.ToolName), len(r.ToolCallID), len(r.MeasuredAt))
+			}
+			e.claimRows = append(e.claimRows, rows...)
 		}
 	}
 }
@@ -548,7 +556,11 @@ func (e *engine) onInjected(ev *recording.Event, stage string) {
 		}
 		e.msgRecs = append(e.msgRecs, rec)
 		if rec.hash != "" && rec.known && e.need.evictions {
-			e.injectedByHash[rec.hash] = e.appendInjected(rec.hash, rec.msg)
+			n := len(e.injectedByHash[rec.hash])
+			e.injectedByHash[rec.hash] = e.appendInjected(rec.hash, e.keep(rec.msg))
+			if len(e.injectedByHash[rec.hash]) > n {
+				e.count(len(rec.hash), len(rec.msg.Role), len(rec.msg.ToolCallID), len(rec.msg.ToolName))
+			}
 		}
 	case "tools":
 		if e.toolsStage == "" {
@@ -557,7 +569,7 @@ func (e *engine) onInjected(ev *recording.Event, stage string) {
 	}
 }
 
-func appendDistinct(ms []checks.Message, m checks.Message) []checks.Message {
+func appendDistinct[T comparable](ms []T, m T) []T {
 	for _, x := range ms {
 		if x == m {
 			return ms
@@ -571,14 +583,14 @@ func appendDistinct(ms []checks.Message, m checks.Message) []checks.Message {
 const distinctScan = 8
 
 // appendInjected adds m to the records seen with hash unless it is there.
-func (e *engine) appendInjected(hash string, m checks.Message) []checks.Message {
+func (e *engine) appendInjected(hash string, m keptMessage) []keptMessage {
 	ms := e.injectedByHash[hash]
 	if len(ms) < distinctScan {
 		return appendDistinct(ms, m)
 	}
 	seen := e.injectedSeen[hash]
 	if seen == nil {
-		seen = make(map[checks.Message]bool, 2*len(ms))
+		seen = make(map[keptMessage]bool, 2*len(ms))
 		for _, x := range ms {
 			seen[x] = true
 		}
@@ -631,8 +643,10 @@ func (e *engine) onEvicted(ev *recording.Event) {
 		out.Candidates = distinctMessages(nil, msgs)
 	}
 	if len(out.Candidates) == 0 {
-		// The records of a hash are distinct already.
-		out.Candidates = append([]checks.Message(nil), e.injectedByHash[p.ContentHash]...)
+		// The records of a hash are distinct already. One whose text
+		// cannot be read back joins nothing: the eviction is then
+		// unresolved, a doubt, never a message it did not drop.
+		out.Candidates = e.messagesOf(e.injectedByHash[p.ContentHash])
 	}
 	// Names learned after the message was recorded (a tool_start joined
 	// later) still name it.
@@ -667,7 +681,7 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	for _, m := range msgs {
 		for _, tc := range m.ToolCalls {
 			if tc.ID != "" && tc.Name != "" && e.callNames[tc.ID] == "" {
-				e.callNames[tc.ID] = tc.Name
+				e.nameCall(tc.ID, tc.Name)
 			}
 		}
 	}
@@ -858,7 +872,10 @@ func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 		// this iteration is not recorded, never an empty one.
 		delete(e.lastContent, view.Iteration)
 	case p.Content != nil && e.need.claims:
-		e.lastContent[view.Iteration] = *p.Content
+		if _, ok := e.lastContent[view.Iteration]; !ok {
+			e.count()
+		}
+		e.lastContent[view.Iteration] = e.store.intern(*p.Content)
 	}
 	names, stated, problem := manifestNamesOf(p.WireManifest, e.slow)
 	for _, c := range e.reg {
@@ -880,7 +897,7 @@ func (e *engine) onToolStart(ev *recording.Event, stage string) {
 		return
 	}
 	if p.ToolCallID != "" && p.ToolName != "" {
-		e.callNames[p.ToolCallID] = p.ToolName
+		e.nameCall(p.ToolCallID, p.ToolName)
 	}
 	if e.choice == nil {
 		pc := &pendingChoice{stage: stage}
@@ -895,6 +912,9 @@ func (e *engine) onToolStart(ev *recording.Event, stage string) {
 	call := checks.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: append(json.RawMessage(nil), p.Args...), Stage: stage}
 	e.choice.calls = append(e.choice.calls, call)
 	if p.ToolCallID != "" {
+		if _, ok := e.toolCalls[p.ToolCallID]; !ok {
+			e.count(len(call.ID), len(call.Name), len(call.Args), len(call.Stage))
+		}
 		e.toolCalls[p.ToolCallID] = call
 	}
 }
@@ -939,8 +959,11 @@ func (e *engine) flushClaim() {
 	case pc.answer != nil:
 		view.Answer, view.AnswerKnown = *pc.answer, true
 	default:
-		if c, ok := e.lastContent[pc.iteration]; ok {
-			view.Answer, view.AnswerKnown = c, true
+		// An answer that cannot be read back is not known, never empty.
+		if r, ok := e.lastContent[pc.iteration]; ok {
+			if c, err := e.store.text(r); err == nil {
+				view.Answer, view.AnswerKnown = c, true
+			}
 		}
 	}
 	if e.headMissing {

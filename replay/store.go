@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -48,9 +49,20 @@ type textStore struct {
 // textDigest is what a textStore knows a text by.
 type textDigest [16]byte
 
-func digestOf(s string) textDigest {
-	sum := sha256.Sum256([]byte(s))
-	return textDigest(sum[:16])
+// Texts are kept as written (intern) or lowered (internLower); each kind
+// is known by digests of its own, so a text kept both ways is two texts.
+const (
+	asWritten byte = iota
+	asLowered
+)
+
+// digestOf is what a text kept as kind is known by.
+func digestOf(kind byte, s string) textDigest {
+	h := sha256.New()
+	h.Write([]byte{kind})
+	io.WriteString(h, s)
+	var sum [sha256.Size]byte
+	return textDigest(h.Sum(sum[:0])[:16])
 }
 
 // textRef names a text of a textStore.
@@ -73,13 +85,13 @@ func newTextStore(budget int64) *textStore {
 
 // intern keeps s once and returns its ref.
 func (st *textStore) intern(s string) textRef {
-	return st.internAs(digestOf(s), func() string { return s })
+	return st.internAs(digestOf(asWritten, s), func() string { return s })
 }
 
 // internLower keeps the lowered form of s once per distinct s and returns
 // its ref: a text served again is neither lowered nor kept twice.
 func (st *textStore) internLower(s string, lower func(string) string) textRef {
-	return st.internAs(digestOf(s), func() string { return lower(s) })
+	return st.internAs(digestOf(asLowered, s), func() string { return lower(s) })
 }
 
 // internAs keeps what text makes under digest d, unless d is known.
@@ -273,4 +285,63 @@ func (v *servedView) Contains(i int, needle string) (bool, error) {
 	v.answers[r] = has
 	m.size++
 	return has, nil
+}
+
+// keptMessage is a message the run keeps past its request, its content in
+// the run's store: comparable, and equal exactly when the messages are.
+type keptMessage struct {
+	role, toolCallID, toolName string
+	delivered                  bool
+	content                    textRef
+}
+
+// keep interns m's content.
+func (e *engine) keep(m checks.Message) keptMessage {
+	return keptMessage{role: m.Role, toolCallID: m.ToolCallID, toolName: m.ToolName, delivered: m.Delivered, content: e.store.intern(m.Content)}
+}
+
+// messagesOf reads kept messages back; one whose text cannot be read is
+// left out.
+func (e *engine) messagesOf(ks []keptMessage) []checks.Message {
+	var out []checks.Message
+	for _, k := range ks {
+		content, err := e.store.text(k.content)
+		if err != nil {
+			continue
+		}
+		out = append(out, checks.Message{Role: k.role, Content: content, ToolCallID: k.toolCallID, ToolName: k.toolName, Delivered: k.delivered})
+	}
+	return out
+}
+
+// entryCost is what one kept entry (a slice element, a map entry) costs
+// beside the bytes of its strings, as keptBytes counts it.
+const entryCost = 64
+
+// count adds one kept entry holding strings of the given lengths.
+func (e *engine) count(lens ...int) {
+	n := int64(entryCost)
+	for _, l := range lens {
+		n += int64(l)
+	}
+	e.kept += n
+}
+
+// nameCall records the tool of a call id.
+func (e *engine) nameCall(id, name string) {
+	if _, ok := e.callNames[id]; !ok {
+		e.count(len(id), len(name))
+	}
+	e.callNames[id] = name
+}
+
+// keptBytes is what the run keeps so far for judgements still to come:
+// its texts in store (in memory and in its file) and the entries that
+// name them (served results, calls, names, claim readings, messages kept
+// for evictions, deferred encounters). It grows with the run and never
+// shrinks until the run is judged, so a limit on it bounds the run. What
+// one model call holds while it is judged (its request frame) is not in
+// it: that is bounded by one request.
+func (e *engine) keptBytes() int64 {
+	return e.store.kept() + e.kept
 }

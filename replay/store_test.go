@@ -71,6 +71,26 @@ func TestTextStore(t *testing.T) {
 	}
 }
 
+// TestTextStoreKinds: a text kept as written and the same text kept
+// lowered are two texts.
+func TestTextStoreKinds(t *testing.T) {
+	st := newTextStore(1 << 20)
+	w := st.intern("Host-AB12")
+	l := st.internLower("Host-AB12", checks.Lower)
+	if w == l {
+		t.Fatal("the written and the lowered text share a ref")
+	}
+	if got, _ := st.text(w); got != "Host-AB12" {
+		t.Errorf("written text reads %q", got)
+	}
+	if got, _ := st.text(l); got != "host-ab12" {
+		t.Errorf("lowered text reads %q", got)
+	}
+	if again := st.internLower("Host-AB12", checks.Lower); again != l {
+		t.Errorf("the lowered text was kept twice: refs %d and %d", l, again)
+	}
+}
+
 // TestTextStoreReadFailure: a spilled text that cannot be read back is an
 // error, never a text that holds nothing.
 func TestTextStoreReadFailure(t *testing.T) {
@@ -121,4 +141,54 @@ func TestSpilledReplayMatchesHeld(t *testing.T) {
 		}
 	})
 	assertNoneLeft(t, dir)
+}
+
+// TestKeptBytes feeds generated runs to an engine one event at a time:
+// what it counts as kept grows with the distinct result bytes, not with
+// the results served, and a run whose texts went to the file judges as
+// one that held them, leaving no file behind.
+func TestKeptBytes(t *testing.T) {
+	decl, err := checks.ParseDeclarations("bench.yaml", []byte(synthArmAll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, size = 64, 4096
+	replayKept := func(distinct bool, budget int64) (int64, *engine) {
+		run := &recording.Run{Input: "kept.jsonl", ID: "run-kept"}
+		e := newEngine(checks.Registry, decl, checks.PostureObserve, run, false)
+		e.store.budget = budget
+		keptRun(n, size, distinct, 8, e.handle)
+		kept := e.keptBytes()
+		e.finish()
+		return kept, e
+	}
+	tests := []struct {
+		name     string
+		distinct bool
+		min, max int64
+	}{
+		{"distinct", true, n * size, n*size + n*1024},
+		{"identical", false, size, size + n*1024},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv("TMPDIR", dir)
+			held, he := replayKept(tt.distinct, 1<<30)
+			if held < tt.min || held > tt.max {
+				t.Errorf("kept %d bytes, want %d to %d", held, tt.min, tt.max)
+			}
+			spilled, se := replayKept(tt.distinct, 1)
+			if spilled != held {
+				t.Errorf("kept %d bytes spilled, %d held", spilled, held)
+			}
+			if diff := cmp.Diff(he.ledger.Rows(), se.ledger.Rows()); diff != "" {
+				t.Errorf("the spilled run judges otherwise (-held +spilled):\n%s", diff)
+			}
+			if diff := cmp.Diff(he.ledger.Findings(), se.ledger.Findings()); diff != "" {
+				t.Errorf("the spilled run files otherwise (-held +spilled):\n%s", diff)
+			}
+			assertNoneLeft(t, dir)
+		})
+	}
 }

@@ -28,6 +28,7 @@ func (e *engine) serve(tool, callID, text string) {
 		}
 		e.servedAt[callID] = len(e.served)
 	}
+	e.count(len(tool), len(callID))
 	e.served = append(e.served, servedEntry{tool: tool, callID: callID, low: e.store.internLower(text, checks.Lower)})
 }
 
@@ -87,6 +88,7 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 		if hangs && e.reads(c).served {
 			// Judged at the end of the run, with the names it states
 			// later; the result is all it keeps of this event.
+			e.count(len(v.Result), len(call.Args), len(v.Call.ID), len(v.Call.Name), len(v.Stage))
 			e.deferred = append(e.deferred, deferredWrite{check: c, view: v, args: call.Args, served: len(e.served)})
 			continue
 		}
