@@ -94,6 +94,10 @@ type Run struct {
 	// last event of a run) are handed over as a further run with Segment 1,
 	// 2, … rather than merged into a run already handed over.
 	Segment int
+	// Seq is the run's place among the runs of its input, counted from 0
+	// in the order of their first events: where it stands in a report,
+	// whatever order runs are handed over in (see Options.Release).
+	Seq int
 	// Snapshot holds what the loader extracted from the recording's engine
 	// snapshot. Only the last run of a recording document carries it (the
 	// snapshot is that run's only); nil for NDJSON and for every other run.

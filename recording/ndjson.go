@@ -132,6 +132,7 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 	// none of its lines decodes.
 	l.stats.HasEvents = true
 	l.split.filter = l.opts.PayloadFilter
+	l.split.release = l.opts.Release
 	l.dec.alias = l.split.filter != nil
 	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}
 	if l.opts.Workers > 1 {

@@ -64,6 +64,19 @@ type Options struct {
 	// whole: what the document holds besides its events is only known at
 	// its end.
 	PayloadFilter func(first *Event) func(typ string) bool
+	// Release, when non-nil, lets the runs of an event stream go as soon
+	// as their own last event is read, instead of in the order of their
+	// first events: a run that never ends (a killed writer, a stream
+	// without ledgers) then holds only itself, not every run after it.
+	// It is asked once per run, with the run's first event: a run it
+	// calls ordered waits for the earlier ordered runs of the same group
+	// to be handed over before it, one it does not goes when it ends.
+	// The runs still in flight at the end of the input are handed over
+	// in first-event order; Run.Seq says where each run stands. A
+	// recording document's runs are handed over in order whatever
+	// Release says: its snapshot, which may come after its events,
+	// belongs to its last run.
+	Release func(first *Event) (group string, ordered bool)
 
 	// batchLines and batchBytes bound one batch of lines handed to a
 	// worker (defaults 256 lines, 1 MiB), and inFlightBytes the batches

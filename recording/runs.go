@@ -1,8 +1,10 @@
 package recording
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unsafe"
 )
 
@@ -16,7 +18,9 @@ import (
 // immediate, so memory follows the runs in flight, not the file. Runs that
 // never file a disposition (a minimal-tier stream, a killed writer) stay in
 // flight until the end of the input, and so do the runs that started after
-// them.
+// them, unless the caller lets runs go early (Options.Release, see
+// release): then a completed run waits only for the earlier runs of its
+// group.
 type splitter struct {
 	input     string
 	maxEvents int
@@ -38,6 +42,13 @@ type splitter struct {
 	holdLast bool
 	last     *runState
 
+	// release is Options.Release, for a stream's runs only; groups are
+	// the runs of each group not yet handed over, in first-event order.
+	release func(first *Event) (group string, ordered bool)
+	groups  map[string][]*runState
+	// seq numbers the runs in first-event order (Run.Seq).
+	seq int
+
 	// eventsHint is the number of events of the run handed over last:
 	// the runs of one file are mostly alike, so a run's event slice
 	// starts at that size instead of doubling its way there.
@@ -56,6 +67,11 @@ type runState struct {
 	// keep says which payloads of the run are kept (see
 	// Options.PayloadFilter); nil keeps them all.
 	keep func(typ string) bool
+	// group and ordered are what Options.Release said of the run; gone
+	// is true once it is handed over.
+	group   string
+	ordered bool
+	gone    bool
 }
 
 func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
@@ -65,6 +81,7 @@ func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
 		fn:        fn,
 		live:      map[string]*runState{},
 		segments:  map[string]int{},
+		groups:    map[string][]*runState{},
 	}
 }
 
@@ -95,16 +112,29 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			Input:       sp.input,
 			ID:          id,
 			Segment:     seg,
+			Seq:         sp.seq,
 			FirstLine:   first,
 			HeadMissing: ev.Type != TypeRunConfigured && ev.Type != TypeTurnStart,
 		}}
-		if sp.filter != nil {
+		sp.seq++
+		if sp.filter != nil || sp.release != nil {
 			// A copy, so that ev itself does not escape on every call.
 			first := ev
-			rs.keep = sp.filter(&first)
+			if sp.filter != nil {
+				rs.keep = sp.filter(&first)
+			}
+			if sp.release != nil {
+				rs.group, rs.ordered = sp.release(&first)
+			}
 		}
 		sp.live[id] = rs
-		sp.queue = append(sp.queue, rs)
+		if sp.release != nil {
+			if rs.ordered {
+				sp.groups[rs.group] = append(sp.groups[rs.group], rs)
+			}
+		} else {
+			sp.queue = append(sp.queue, rs)
+		}
 		continued = seg > 0
 	}
 	r := rs.run
@@ -138,13 +168,91 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	if ev.Type == TypeDisposition {
 		rs.complete = true
 		delete(sp.live, id)
+		if sp.release != nil {
+			return continued, sp.releaseRun(rs)
+		}
+	}
+	if sp.release != nil {
+		return continued, nil
 	}
 	return continued, sp.flush(false)
+}
+
+// releaseRun hands over a run that has just completed, when it may go
+// before the runs that started earlier: a run outside any order goes at
+// once, an ordered one when every earlier run of its group has gone, and
+// the completed runs of the group that waited for it go after it.
+func (sp *splitter) releaseRun(rs *runState) error {
+	if !rs.ordered {
+		return sp.handOver(rs)
+	}
+	q := sp.groups[rs.group]
+	n := 0
+	for n < len(q) && q[n].complete {
+		if err := sp.handOver(q[n]); err != nil {
+			sp.groups[rs.group] = q[n+1:]
+			return err
+		}
+		q[n] = nil
+		n++
+	}
+	switch {
+	case n == len(q):
+		delete(sp.groups, rs.group)
+	case n > 0:
+		sp.groups[rs.group] = q[n:]
+	}
+	return nil
+}
+
+// handOver gives a run to the caller, once.
+func (sp *splitter) handOver(rs *runState) error {
+	if rs.gone {
+		return nil
+	}
+	rs.gone = true
+	if sp.live[rs.run.ID] == rs {
+		delete(sp.live, rs.run.ID)
+	}
+	sp.eventsHint = len(rs.run.Events)
+	if sp.fn != nil {
+		if err := sp.fn(rs.run); err != nil {
+			return &callbackError{err}
+		}
+	}
+	return nil
+}
+
+// finishReleased hands over, in first-event order, the runs still in
+// flight at the end of the input, and with them the completed runs that
+// waited for them.
+func (sp *splitter) finishReleased() error {
+	var left []*runState
+	for _, rs := range sp.live {
+		left = append(left, rs)
+	}
+	for _, q := range sp.groups {
+		left = append(left, q...)
+	}
+	slices.SortFunc(left, func(a, b *runState) int { return cmp.Compare(a.run.Seq, b.run.Seq) })
+	sp.live, sp.groups = map[string]*runState{}, map[string][]*runState{}
+	for _, rs := range left {
+		if err := sp.handOver(rs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // flush hands over the completed runs at the head of the queue; at the end
 // of the input (final) every remaining run is complete.
 func (sp *splitter) flush(final bool) error {
+	if sp.release != nil {
+		if final {
+			return sp.finishReleased()
+		}
+		return nil
+	}
 	for sp.head < len(sp.queue) {
 		rs := sp.queue[sp.head]
 		if !final && (!rs.complete || sp.holdLast && rs == sp.last) {

@@ -235,3 +235,29 @@ func (e *engine) resolveDeferred() {
 	}
 	e.deferred = nil
 }
+
+// NamesOrder is the loader's release policy (recording.Options' Release)
+// for the runs of an input replayed over reg under decl, in posture, with
+// one CallNames book: a run that reads the book must be prepared after
+// the earlier runs of its conversation have written theirs, so it waits
+// for them; a run that neither reads nor writes it is judged as soon as
+// it ends. A run whose first event is not its agent.run_configured may
+// declare anything later, so it waits too. The conversation is the first
+// event's session id.
+func NamesOrder(reg []*checks.Check, decl *checks.Declarations, posture string) func(first *recording.Event) (string, bool) {
+	return func(first *recording.Event) (string, bool) {
+		group := first.Meta.SessionID
+		if first.Type != recording.TypeRunConfigured {
+			return group, true
+		}
+		effective, err := EffectiveDeclarations(&recording.Run{Events: []recording.Event{*first}}, decl)
+		if err != nil {
+			return group, true
+		}
+		p, err := postureOf(posture, effective)
+		if err != nil {
+			return group, true
+		}
+		return group, namesRead(reg, effective, p, false)
+	}
+}

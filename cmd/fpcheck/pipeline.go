@@ -269,7 +269,12 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		if p.opts.Explain {
 			rr.Explain = &report.ExplainSource{Run: run, Decl: p.decls}
 		}
-		slots = append(slots, &rr)
+		// Runs are handed over as they end (recording.Options.Release),
+		// and reported in the order they began.
+		for len(slots) <= run.Seq {
+			slots = append(slots, nil)
+		}
+		slots[run.Seq] = &rr
 		cores := p.workers + borrowed
 		if cores == 1 {
 			p.fold(&rr, prep)
@@ -291,6 +296,10 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		return nil
 	}
 	opts := p.recordingOptions()
+	// A run is judged when its own last event is read, so one that never
+	// ends holds only itself; only runs that share the book of call names
+	// wait for the earlier ones of their conversation.
+	opts.Release = replay.NamesOrder(checks.Registry, p.decls, p.posture())
 	opts.Spare = func() int {
 		n := int(p.spare.Swap(0))
 		borrowed += n
@@ -316,9 +325,13 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	}
 	p.spare.Add(int64(borrowed))
 	wg.Wait()
-	runs := make([]report.RunResult, len(slots))
-	for i, rr := range slots {
-		runs[i] = *rr
+	runs := make([]report.RunResult, 0, len(slots))
+	for _, rr := range slots {
+		// A run still in flight when the input stopped was never
+		// handed over.
+		if rr != nil {
+			runs = append(runs, *rr)
+		}
 	}
 	return report.InputResult{Stats: st, Runs: runs, Err: err}
 }

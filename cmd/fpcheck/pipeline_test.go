@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,8 +44,13 @@ func TestRunsReplayedApartMatchSerial(t *testing.T) {
 	good := write("runs.jsonl", stream.Bytes())
 	stopped := write("stopped.jsonl", refuseDeclarationsOfRun(t, stream.Bytes(), 3))
 	decls := write("armed.yaml", []byte(armed))
+	held := write("held.jsonl", holdRunBack(t, stream.Bytes(), 0, false))
+	unended := write("unended.jsonl", holdRunBack(t, stream.Bytes(), 0, true))
 
-	inputs := map[string][]string{"six runs": {good}, "stopped at the fourth run": {stopped}}
+	inputs := map[string][]string{
+		"six runs": {good}, "stopped at the fourth run": {stopped},
+		"first run ends last": {held}, "first run never ends": {unended},
+	}
 	if fixtures, err := filepath.Glob("../../testdata/recordings/replay/*/events.jsonl"); err != nil || len(fixtures) == 0 {
 		t.Fatalf("no replay fixtures: %v", err)
 	} else {
@@ -86,6 +92,109 @@ func TestRunsReplayedApartMatchSerial(t *testing.T) {
 	}
 	if len(inputs) < 4 {
 		t.Log("the reference corpus is not beside the repository; compared generated streams only")
+	}
+}
+
+// holdRunBack moves every event of run n (from 0) of a generated stream
+// but its first to the end of the stream, or drops them when drop is set:
+// a run still in flight, or one that never ends, while the later runs
+// complete.
+func holdRunBack(t *testing.T, stream []byte, n int, drop bool) []byte {
+	t.Helper()
+	var front, back [][]byte
+	var id string
+	seen := map[string]bool{}
+	for _, line := range bytes.SplitAfter(stream, []byte("\n")) {
+		var ev struct {
+			Meta struct {
+				RunID string `json:"runId"`
+			} `json:"meta"`
+		}
+		if json.Unmarshal(line, &ev) != nil {
+			front = append(front, line)
+			continue
+		}
+		if !seen[ev.Meta.RunID] {
+			if len(seen) == n {
+				id = ev.Meta.RunID
+				seen[id] = true
+				front = append(front, line)
+				continue
+			}
+			seen[ev.Meta.RunID] = true
+		}
+		if ev.Meta.RunID == id {
+			back = append(back, line)
+			continue
+		}
+		front = append(front, line)
+	}
+	if id == "" || len(back) == 0 {
+		t.Fatalf("the stream has no run %d to hold back", n)
+	}
+	if drop {
+		back = nil
+	}
+	return bytes.Join(append(front, back...), nil)
+}
+
+// TestRunsReportedInTheOrderTheyBegan: runs are judged as they end, but
+// a report lists them in the order their first events were read.
+func TestRunsReportedInTheOrderTheyBegan(t *testing.T) {
+	var stream bytes.Buffer
+	c := synth.DefaultConfig()
+	c.Runs, c.Iterations, c.Seed = 5, 4, 3
+	if _, err := synth.WriteNDJSON(&stream, c); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	decls := filepath.Join(dir, "armed.yaml")
+	if err := os.WriteFile(decls, []byte(armed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		n    int
+		drop bool
+	}{
+		{"first run ends last", 0, false},
+		{"third run ends last", 2, false},
+		{"first run never ends", 0, true},
+	} {
+		data := holdRunBack(t, stream.Bytes(), tc.n, tc.drop)
+		p := filepath.Join(dir, "s.jsonl")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var began []string
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var ev struct {
+				Meta struct {
+					RunID string `json:"runId"`
+				} `json:"meta"`
+			}
+			if json.Unmarshal(line, &ev) == nil && !slices.Contains(began, ev.Meta.RunID) {
+				began = append(began, ev.Meta.RunID)
+			}
+		}
+		for _, flags := range [][]string{{"-j", "1"}, {"-j", "4"}, {"-j", "4", "--declarations", decls}} {
+			_, out, _ := run(t, nil, append(append([]string{"analyze", "--format", "json"}, flags...), p)...)
+			var rep struct {
+				Runs []struct {
+					RunID string `json:"runId"`
+				} `json:"runs"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%s %v: reading the report: %v\n%s", tc.name, flags, err, head(out))
+			}
+			var got []string
+			for _, r := range rep.Runs {
+				got = append(got, r.RunID)
+			}
+			if !slices.Equal(got, began) {
+				t.Errorf("%s %v: runs reported as %q, want the order they began %q", tc.name, flags, got, began)
+			}
+		}
 	}
 }
 
