@@ -169,14 +169,15 @@ func KeyArguments(args json.RawMessage, grounds []string, served []ServedResult)
 // once, lowered, perhaps spilled to a file), so they are handed over as
 // this, never as a slice of texts.
 type ServedTexts interface {
-	Len() int
 	// Result is the i-th result. Its Text may be empty: the judges read
 	// only its tool and call.
 	Result(i int) ServedResult
-	// Contains reports whether the lowered text of the i-th result holds
-	// needle, which is lowered; an error means the text could not be read
-	// back, and nothing can be said of the argument.
-	Contains(i int, needle string) (bool, error)
+	// Holding calls yield with the index of each result whose lowered
+	// text holds needle (lowered), in order, until yield returns false.
+	// Results of a named tool that is not one of the grounds may be left
+	// out: they decide nothing. An error means a text could not be read
+	// back, and nothing can be said of the value.
+	Holding(needle string, yield func(i int) bool) error
 }
 
 type servedSlice struct {
@@ -184,10 +185,14 @@ type servedSlice struct {
 	low    *lowerMemo
 }
 
-func (s servedSlice) Len() int                  { return len(s.served) }
 func (s servedSlice) Result(i int) ServedResult { return s.served[i] }
-func (s servedSlice) Contains(i int, needle string) (bool, error) {
-	return strings.Contains(s.low.at(i), needle), nil
+func (s servedSlice) Holding(needle string, yield func(i int) bool) error {
+	for i := range s.served {
+		if strings.Contains(s.low.at(i), needle) && !yield(i) {
+			break
+		}
+	}
+	return nil
 }
 
 // KeyArgumentsIn is KeyArguments over results held by the caller. Results
@@ -207,23 +212,19 @@ func KeyArgumentsIn(args json.RawMessage, grounds []string, served ServedTexts) 
 		value := strings.TrimSpace(leaf.value)
 		needle := strings.ToLower(value)
 		k := KeyArgument{Path: leaf.path, Value: value}
-		for i := range served.Len() {
+		err := served.Holding(needle, func(i int) bool {
 			s := served.Result(i)
-			if s.Tool != "" && !isGround[s.Tool] {
-				continue
-			}
-			has, err := served.Contains(i, needle)
-			if err != nil {
-				return nil, err
-			}
-			if !has {
-				continue
-			}
-			if s.Tool != "" {
+			switch {
+			case s.Tool == "":
+				k.InUnnamedResult = true
+			case isGround[s.Tool]:
 				k.ProducedBy = &s
-				break
+				return false
 			}
-			k.InUnnamedResult = true
+			return true
+		})
+		if err != nil {
+			return nil, err
 		}
 		if k.ProducedBy != nil {
 			k.InUnnamedResult = false

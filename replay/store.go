@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strings"
+	"unsafe"
 
 	"github.com/fpcheck/fpcheck/checks"
 )
@@ -41,28 +41,31 @@ type textStore struct {
 	file      *os.File
 	// unlinked is true when file's name is already gone.
 	unlinked bool
-	// err is the first failure to write or read the file; once set, no
-	// text is spilled and every read of a spilled text fails with it.
+	// err is the first failure to create or write the file; once set, no
+	// more text is spilled (the rest stays in memory).
 	err error
 }
 
-// textDigest is what a textStore knows a text by.
-type textDigest [16]byte
+// textDigest is what a textStore knows a text by: how it is kept and
+// the first 128 bits of the SHA-256 of its bytes.
+type textDigest struct {
+	kind byte
+	sum  [16]byte
+}
 
-// Texts are kept as written (intern) or lowered (internLower); each kind
-// is known by digests of its own, so a text kept both ways is two texts.
+// Texts are kept as written (intern) or lowered (internLower); a text kept
+// both ways is two texts.
 const (
 	asWritten byte = iota
 	asLowered
 )
 
-// digestOf is what a text kept as kind is known by.
+// digestOf is what a text kept as kind is known by. The text is hashed in
+// place: results can be megabytes, and a copy of each would double what
+// hashing costs.
 func digestOf(kind byte, s string) textDigest {
-	h := sha256.New()
-	h.Write([]byte{kind})
-	io.WriteString(h, s)
-	var sum [sha256.Size]byte
-	return textDigest(h.Sum(sum[:0])[:16])
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return textDigest{kind: kind, sum: [16]byte(sum[:16])}
 }
 
 // textRef names a text of a textStore.
@@ -140,7 +143,7 @@ func (st *textStore) spill(s string) (int64, error) {
 // kept is the bytes of text the store keeps, in memory and in its file,
 // with what it costs to know each one.
 func (st *textStore) kept() int64 {
-	const perText = int64(len(textDigest{})) + 48
+	const perText = int64(unsafe.Sizeof(textDigest{})) + 48
 	return st.memBytes + st.fileBytes + perText*int64(len(st.items))
 }
 
@@ -163,15 +166,11 @@ func (st *textStore) contains(r textRef, needle string, buf []byte) (bool, []byt
 	if !it.spilled {
 		return strings.Contains(it.s, needle), buf, nil
 	}
-	if st.err != nil {
-		return false, buf, &errReadBack{st.err}
-	}
 	if cap(buf) < int(it.n) {
 		buf = make([]byte, it.n)
 	}
 	b := buf[:it.n]
 	if _, err := st.file.ReadAt(b, it.off); err != nil {
-		st.err = err
 		return false, buf, &errReadBack{err}
 	}
 	return bytes.Contains(b, []byte(needle)), buf, nil
@@ -183,12 +182,8 @@ func (st *textStore) text(r textRef) (string, error) {
 	if !it.spilled {
 		return it.s, nil
 	}
-	if st.err != nil {
-		return "", &errReadBack{st.err}
-	}
 	b := make([]byte, it.n)
 	if _, err := st.file.ReadAt(b, it.off); err != nil {
-		st.err = err
 		return "", &errReadBack{err}
 	}
 	return string(b), nil
@@ -217,74 +212,111 @@ type servedEntry struct {
 	low          textRef
 }
 
-// maxLookupMemo bounds the answers lookupMemo keeps; past it they are
-// forgotten and found again.
-const maxLookupMemo = 1 << 19
+// maxLookupMemo bounds the answers and hits lookupMemo keeps; past it
+// they are forgotten and found again.
+const maxLookupMemo = 1 << 20
 
-// lookupMemo remembers, per lowered argument value, whether each distinct
-// served text holds it. The same identifier is looked up at every call
-// that uses it, each time in every result served before, and a result is
-// often served many times over: with the answers kept, each text is
-// searched for a value once in the run, and a lookup costs a map read per
-// earlier result instead of a substring search of its text.
+// lookupMemo remembers what earlier key-argument lookups found. The same
+// identifier is looked up at every call that uses it, each time in every
+// result served before, and a result is often served many times over. So
+// for each lowered value and set of grounds it keeps how far the results
+// were searched and which of them hold the value (hits), and for each
+// distinct text whether it holds the value (answers): a later lookup of
+// the value walks its hits and searches only the results served since,
+// and each distinct text is searched for a value at most once in the run.
 type lookupMemo struct {
-	answers map[string]map[textRef]bool
-	size    int
+	scans map[string]*lookupScan
+	size  int
 }
 
-func (m *lookupMemo) of(needle string) map[textRef]bool {
+// lookupScan is what the lookups of one value under one set of grounds
+// found: every result below scanned that may decide them and holds the
+// value is in hits, in order.
+type lookupScan struct {
+	needle  string
+	scanned int
+	hits    []int32
+	answers map[textRef]bool
+}
+
+func (m *lookupMemo) of(needle string, grounds []string) *lookupScan {
 	if m.size >= maxLookupMemo {
-		m.answers, m.size = nil, 0
+		m.scans, m.size = nil, 0
 	}
-	if a, ok := m.answers[needle]; ok {
-		return a
+	key := needle + "\x00" + strings.Join(grounds, "\x00")
+	if sc, ok := m.scans[key]; ok {
+		return sc
 	}
-	if m.answers == nil {
-		m.answers = map[string]map[textRef]bool{}
+	if m.scans == nil {
+		m.scans = map[string]*lookupScan{}
 	}
-	a := map[textRef]bool{}
-	m.answers[needle] = a
-	return a
+	sc := &lookupScan{needle: needle, answers: map[textRef]bool{}}
+	m.scans[key] = sc
+	m.size++
+	return sc
 }
 
 // servedView is the first n served results as checks.KeyArgumentsIn
-// searches them.
+// searches them for a tool grounded in grounds.
 type servedView struct {
 	e       *engine
 	n       int
-	needle  string
-	answers map[textRef]bool
+	grounds []string
 	buf     []byte
 }
-
-func (v *servedView) Len() int { return v.n }
 
 func (v *servedView) Result(i int) checks.ServedResult {
 	s := v.e.served[i]
 	return checks.ServedResult{Tool: s.tool, CallID: s.callID}
 }
 
-func (v *servedView) Contains(i int, needle string) (bool, error) {
+// decides reports whether result i can decide a lookup: a result of a
+// named tool that is not a ground never does, and a named result keeps its
+// name.
+func (v *servedView) decides(i int) bool {
+	t := v.e.served[i].tool
+	return t == "" || containsString(v.grounds, t)
+}
+
+func (v *servedView) Holding(needle string, yield func(i int) bool) error {
 	m := &v.e.lookups
-	if v.answers == nil || needle != v.needle {
-		v.needle, v.answers = needle, m.of(needle)
+	sc := m.of(needle, v.grounds)
+	for _, i := range sc.hits {
+		if int(i) >= v.n {
+			return nil
+		}
+		if !yield(int(i)) {
+			return nil
+		}
 	}
-	r := v.e.served[i].low
-	if has, ok := v.answers[r]; ok {
-		return has, nil
+	for sc.scanned < v.n {
+		i := sc.scanned
+		if !v.decides(i) {
+			sc.scanned++
+			continue
+		}
+		r := v.e.served[i].low
+		has, ok := sc.answers[r]
+		if !ok {
+			var err error
+			has, v.buf, err = v.e.store.contains(r, needle, v.buf)
+			if err != nil {
+				return err
+			}
+			sc.answers[r] = has
+			m.size++
+		}
+		sc.scanned++
+		if !has {
+			continue
+		}
+		sc.hits = append(sc.hits, int32(i))
+		m.size++
+		if !yield(i) {
+			return nil
+		}
 	}
-	has, buf, err := v.e.store.contains(r, needle, v.buf)
-	v.buf = buf
-	if err != nil {
-		return false, err
-	}
-	if m.size >= maxLookupMemo {
-		// Full: the answers start again from nothing.
-		v.answers = m.of(needle)
-	}
-	v.answers[r] = has
-	m.size++
-	return has, nil
+	return nil
 }
 
 // keptMessage is a message the run keeps past its request, its content in

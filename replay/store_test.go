@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -192,3 +194,102 @@ func TestKeptBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestServedLookupsMatchSlice holds the remembered lookups to a plain
+// search of every earlier result: results of grounds, of other tools and
+// of no named tool (some named later), identical and distinct texts,
+// values looked up again and again and over shorter prefixes (deferred
+// encounters), with and without every text spilled.
+func TestServedLookupsMatchSlice(t *testing.T) {
+	tools := []string{"fleet_report", "", "other_tool", "inventory"}
+	values := []string{"host-01", "HOST-02", "host-03", "zz-none", "rack-a1"}
+	for _, budget := range []int64{1 << 20, 1} {
+		t.Run(fmt.Sprintf("budget-%d", budget), func(t *testing.T) {
+			t.Setenv("TMPDIR", t.TempDir())
+			run := &recording.Run{Input: "lookups.jsonl", ID: "run-lookups"}
+			e := newEngine(checks.Registry, &checks.Declarations{}, checks.PostureObserve, run, false)
+			e.store.budget = budget
+			var plain []checks.ServedResult
+			produced, unnamed := 0, 0
+			seed := uint32(7)
+			next := func(n int) int {
+				seed = seed*1664525 + 1013904223
+				return int(seed>>16) % n
+			}
+			for step := range 400 {
+				switch next(4) {
+				case 0, 1:
+					tool := tools[next(len(tools))]
+					id := fmt.Sprintf("c-%d", step)
+					text := fmt.Sprintf("Report: %s and %s", values[next(len(values))], values[next(len(values))])
+					if next(3) == 0 {
+						text = "Report: HOST-01 online"
+					}
+					e.serve(tool, id, text)
+					plain = append(plain, checks.ServedResult{Tool: tool, CallID: id, Text: text})
+				case 2:
+					// A result of no named tool is named later.
+					for i := range e.served {
+						if e.served[i].tool == "" && next(8) == 0 {
+							e.served[i].tool = "fleet_report"
+							plain[i].Tool = "fleet_report"
+						}
+					}
+				default:
+					grounds := [][]string{{"fleet_report"}, {"inventory", "fleet_report"}, {"other_tool"}}[next(3)]
+					n := len(plain)
+					if n > 0 && next(2) == 0 {
+						n = next(n)
+					}
+					args := json.RawMessage(fmt.Sprintf(`{"a":%q,"b":%q}`, values[next(len(values))], values[next(len(values))]))
+					tool := &checks.ToolDecl{Name: "lookup", ArgumentsFrom: grounds}
+					got, problem, _ := e.groundKeys(tool, "q", args, n)
+					want, err := checks.KeyArguments(args, grounds, plain[:n])
+					if problem != "" || err != nil {
+						t.Fatalf("step %d: %s %v", step, problem, err)
+					}
+					for i := range want {
+						if want[i].ProducedBy != nil {
+							want[i].ProducedBy.Text = ""
+							produced++
+						}
+						if want[i].InUnnamedResult {
+							unnamed++
+						}
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Fatalf("step %d: grounds %v over %d results (-plain +remembered):\n%s", step, grounds, n, diff)
+					}
+				}
+			}
+			if produced == 0 || unnamed == 0 {
+				t.Errorf("the lookups found %d produced and %d unnamed values: the case tests too little", produced, unnamed)
+			}
+			e.store.close()
+		})
+	}
+}
+
+// TestLookupReadFailureIsStated: results that cannot be read back make the
+// key arguments a stated problem (the empty-lookup encounter is then
+// unreachable), never a value no ground produced.
+func TestLookupReadFailureIsStated(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	run := &recording.Run{Input: "lookups.jsonl", ID: "run-lookups"}
+	e := newEngine(checks.Registry, &checks.Declarations{}, checks.PostureObserve, run, false)
+	e.store.budget = 1
+	e.serve("fleet_report", "c-1", "host-01 online")
+	e.store.file.Close()
+	tool := &checks.ToolDecl{Name: "backup_status", ArgumentsFrom: []string{"fleet_report"}}
+	keys, problem, _ := e.groundKeys(tool, "c-2", json.RawMessage(`{"machine":"host-01"}`), len(e.served))
+	if keys != nil || !strings.Contains(problem, "cannot be looked up") || !strings.Contains(problem, "could not be read back") {
+		t.Errorf("keys %v, problem %q", keys, problem)
+	}
+	v := checks.WriteView{Call: checks.ToolCall{ID: "c-2", Name: "backup_status"}, CallRecorded: true, Result: json.RawMessage(`[]`),
+		Tool: tool, KeysProblem: problem, GroundsServed: []string{"fleet_report"}}
+	if got := checks.EmptyLookup.OnWrite(v, &checks.Declarations{Dials: checks.Dials{NoticeEmptyLookups: ptrTrue()}}); got.Disposition != checks.Unreachable {
+		t.Errorf("the encounter is %v, want unreachable", got.Disposition)
+	}
+}
+
+func ptrTrue() *bool { b := true; return &b }

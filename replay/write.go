@@ -108,7 +108,7 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 func (e *engine) groundKeys(tool *checks.ToolDecl, callID string, args json.RawMessage, n int) (keys []checks.KeyArgument, problem string, grounds []string) {
 	if args != nil {
 		var err error
-		keys, err = checks.KeyArgumentsIn(args, tool.ArgumentsFrom, &servedView{e: e, n: n})
+		keys, err = checks.KeyArgumentsIn(args, tool.ArgumentsFrom, &servedView{e: e, n: n, grounds: tool.ArgumentsFrom})
 		var rb *errReadBack
 		switch {
 		case errors.As(err, &rb):
