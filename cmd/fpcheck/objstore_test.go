@@ -224,3 +224,64 @@ func TestObjectStorageScripts(t *testing.T) {
 		},
 	})
 }
+
+// A decompression bomb in a bucket stops at --max-decompressed-bytes as a
+// file does, named by its URL, and costs only itself: the recordings beside
+// it are still judged. The bombs are generated here, a few hundred
+// kilobytes each that would decompress to 256 MiB.
+func TestObjectStorageDecompressionBomb(t *testing.T) {
+	dir := t.TempDir()
+	for k, v := range s3Env(dir) {
+		t.Setenv(k, v)
+	}
+	s3 := startFakeS3(t)
+	for key, src := range map[string]string{"ok.jsonl": "../../testdata/recordings/formats/clean.jsonl", "defect.jsonl": "../../testdata/recordings/formats/defect.jsonl"} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s3.put(t, "recordings", "bombs/"+key, data)
+	}
+	for _, tc := range []struct{ codec, key string }{{"zstd", "bombs/bomb.jsonl.zst"}, {"gzip", "bombs/bomb.jsonl.gz"}} {
+		p := filepath.Join(dir, filepath.Base(tc.key))
+		writeBomb(t, p, tc.codec, 4)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s3.put(t, "recordings", tc.key, data)
+	}
+	for _, tc := range []struct {
+		name, url string
+		code      int
+		want      []string
+	}{
+		{"a prefix with two bombs", "s3://recordings/bombs/?" + s3.query(), int(ExitUsage), []string{
+			"s3://recordings/bombs/bomb.jsonl.zst: decompresses to more than 16 MiB (limit set by --max-decompressed-bytes)",
+			"s3://recordings/bombs/bomb.jsonl.gz: decompresses to more than 16 MiB (limit set by --max-decompressed-bytes)",
+			"RUN run-1796025700000-1 · s3://recordings/bombs/ok.jsonl",
+			"RUN run-1796025700000-1 · s3://recordings/bombs/defect.jsonl",
+			"'screen_fire' is offered while the results grounding its arguments (whats_here) have left the window.",
+		}},
+		{"one bomb named itself", "s3://recordings/bombs/bomb.jsonl.zst?" + s3.query(), int(ExitUsage), []string{
+			"s3://recordings/bombs/bomb.jsonl.zst: decompresses to more than 16 MiB (limit set by --max-decompressed-bytes)",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := run(t, nil, "analyze", "--color=never", "--max-decompressed-bytes", "16777216", tc.url)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (%s)", code, tc.code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the report lacks %q:\n%s", w, head(out))
+				}
+			}
+			// The machine formats name the object by its URL too.
+			_, js, _ := run(t, nil, "analyze", "--format", "json", "--max-decompressed-bytes", "16777216", tc.url)
+			if !strings.Contains(js, `decompresses to more than 16 MiB (limit set by --max-decompressed-bytes)`) || !strings.Contains(js, `"path": "s3://recordings/bombs/bomb.jsonl.zst"`) {
+				t.Errorf("JSON does not name the bomb by its URL:\n%s", head(js))
+			}
+		})
+	}
+}
