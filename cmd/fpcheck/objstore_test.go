@@ -1,3 +1,9 @@
+// The object storage tests talk to an in-process S3 through the real S3
+// driver, so a build without it (-tags fpcheck_nos3) has none to run;
+// internal/objstore tests what such a build refuses.
+
+//go:build !fpcheck_nos3
+
 package main
 
 import (

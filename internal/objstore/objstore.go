@@ -21,17 +21,34 @@ import (
 	"sync"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
 	"gocloud.dev/blob/fileblob"
-	_ "gocloud.dev/blob/gcsblob" // gs://
-	_ "gocloud.dev/blob/s3blob"  // s3://
 	"gocloud.dev/gcerrors"
 
 	"github.com/fpcheck/fpcheck/recording"
 )
 
-// Schemes are the URL schemes this build reads.
+// Schemes are the URL schemes fpcheck reads. A build may leave a cloud
+// driver out (see drivers.go); its URLs are still told from paths, and
+// refused by name.
 var Schemes = []string{"s3", "gs", "azblob", "file"}
+
+// driverTags are the build tags that leave each cloud driver out.
+var driverTags = map[string]string{"s3": "fpcheck_nos3", "gs": "fpcheck_nogcs", "azblob": "fpcheck_noazure"}
+
+// compiled holds the schemes whose driver this build carries; each
+// driver's file adds its own (file:// is always there).
+var compiled = map[string]bool{fileblob.Scheme: true}
+
+// Drivers lists the schemes this build reads, in Schemes order.
+func Drivers() []string {
+	var out []string
+	for _, s := range Schemes {
+		if compiled[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // IsURL reports whether arg names object storage rather than a local path.
 func IsURL(arg string) bool {
@@ -110,6 +127,9 @@ func (s *Store) bucket(ctx context.Context, bucketURL string) (*blob.Bucket, err
 	defer s.mu.Unlock()
 	if b, ok := s.buckets[bucketURL]; ok {
 		return b, nil
+	}
+	if scheme, _, _ := strings.Cut(bucketURL, "://"); !compiled[scheme] {
+		return nil, fmt.Errorf("this fpcheck was built without the %s:// driver (-tags %s); a build without that tag reads it", scheme, driverTags[scheme])
 	}
 	b, err := blob.OpenBucket(ctx, bucketURL)
 	if err != nil {
