@@ -17,6 +17,17 @@ import (
 // the rest goes to a temporary file, when Options.KeepInMemory is 0.
 const DefaultKeepInMemory int64 = 32 << 20
 
+// KeepInMemoryFor is the Options.KeepInMemory of runs that may keep
+// maxRunBytes in all (--max-run-bytes, 0 for its default): an eighth of
+// it, at least 64 KiB and at most DefaultKeepInMemory. A run that may keep
+// little holds less of it in memory too, and the file takes the rest.
+func KeepInMemoryFor(maxRunBytes int64) int64 {
+	if maxRunBytes <= 0 {
+		return DefaultKeepInMemory
+	}
+	return min(DefaultKeepInMemory, max(maxRunBytes/8, 64<<10))
+}
+
 // textStore holds the texts a run keeps for its checks, each distinct text
 // once: a run repeats the same result or message again and again (every
 // later request carries it, every history repeats it), and a hostile one

@@ -293,3 +293,18 @@ func TestLookupReadFailureIsStated(t *testing.T) {
 }
 
 func ptrTrue() *bool { b := true; return &b }
+
+func TestKeepInMemoryFor(t *testing.T) {
+	tests := []struct{ maxRun, want int64 }{
+		{0, DefaultKeepInMemory},
+		{-1, DefaultKeepInMemory},
+		{64 << 10, 64 << 10},
+		{8 << 20, 1 << 20},
+		{512 << 20, DefaultKeepInMemory},
+	}
+	for _, tt := range tests {
+		if got := KeepInMemoryFor(tt.maxRun); got != tt.want {
+			t.Errorf("KeepInMemoryFor(%d) = %d, want %d", tt.maxRun, got, tt.want)
+		}
+	}
+}

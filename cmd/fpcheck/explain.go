@@ -98,7 +98,7 @@ func explainRun(o *ExplainOptions) error {
 	var runs []*recording.Run
 	var results []report.RunResult
 	st, err := recording.Load(o.Input, ropts, func(run *recording.Run) error {
-		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture()})
+		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture(), KeepInMemory: replay.KeepInMemoryFor(p.opts.MaxRunBytes)})
 		if err != nil {
 			return err
 		}

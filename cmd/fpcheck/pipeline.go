@@ -257,7 +257,8 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	// the tools of the earlier turns' calls it carries.
 	names := replay.NewCallNames()
 	judge := func(run *recording.Run) error {
-		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Encounters: p.opts.Encounters})
+		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Encounters: p.opts.Encounters,
+			KeepInMemory: replay.KeepInMemoryFor(p.opts.MaxRunBytes)})
 		if err != nil {
 			return err
 		}
