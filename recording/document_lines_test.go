@@ -67,8 +67,9 @@ func TestDocumentLinesWhereReadingStopped(t *testing.T) {
 		{"read to the end", doc, 0, total, ""},
 		{"malformed", bytes.Join(broken, []byte("\n")), 0, badLine, fmt.Sprintf("line %d: malformed JSON", badLine)},
 		{"cut short", half, 0, int64(bytes.Count(half, []byte("\n")) + 1), "the input ends inside"},
-		// The load stops at the 101st event, which is past the limit.
-		{"stopped at an event", doc, 100, ends[100], "more than 100 events"},
+		// The 101st event is past the run's limit: the run is let go
+		// there, and the document is read on to its end.
+		{"a run stopped at an event", doc, 100, total, fmt.Sprintf("line %d: events[100]: run \"run-a\" has more than 100 events", ends[99]+1)},
 	}
 	modes := []Options{
 		{Workers: 1},

@@ -199,8 +199,21 @@ type Stats struct {
 	// (a snapshot saved without its tail).
 	HasEvents bool      `json:"hasEvents"`
 	Problems  []Problem `json:"problems"`
+	// StoppedRuns are the runs that passed a limit of their own
+	// (--max-events-per-run, --max-run-bytes) and were let go unjudged
+	// while the input's other runs were read on, in input order.
+	StoppedRuns []StoppedRun `json:"stoppedRuns,omitempty"`
 	// Losses group the malformed and cut-off lines by the run id they
 	// still carry, so that a report can charge each loss to its run; nil
 	// when nothing was lost.
 	Losses []Loss `json:"losses,omitempty"`
+}
+
+// StoppedRun is a run let go at a limit of its own: its id, the line of
+// the event that crossed the limit, and the message naming the file, the
+// line, the limit and the flag that raises it.
+type StoppedRun struct {
+	RunID   string `json:"runId"`
+	Line    int64  `json:"line"`
+	Message string `json:"message"`
 }

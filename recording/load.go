@@ -197,6 +197,9 @@ type loader struct {
 	snapshot  *SnapshotFacts
 	spec      *speculator  // for a large document, see speculator
 	dec       eventDecoder // for events decoded on the loader's goroutine
+	// runStop is the first run stopped at a limit of its own (see
+	// RunStop), the load's error once every other run is handed over.
+	runStop *InputError
 	// stopLines, when not negative, is the line on which the event that
 	// stopped a document's load ends (see eventPipe).
 	stopLines int64
@@ -247,6 +250,9 @@ func (l *loader) finish(err error) (*Stats, error) {
 			}
 		}
 		err = l.split.flush(true)
+	}
+	if err == nil && l.runStop != nil {
+		err = l.runStop
 	}
 	l.stats.Problems = l.probs.finish()
 	l.stats.Losses = l.losses.finish()
@@ -358,10 +364,21 @@ func (l *loader) accept(ev Event, w where) error {
 		if w.rotated != "" {
 			path = w.rotated
 		}
+		_, stopped := errors.AsType[*RunStop](err)
 		if w.index >= 0 {
 			err = fmt.Errorf("events[%d]: %w", w.index, err)
 		}
-		return &InputError{Path: path, Line: w.line, Err: err}
+		ie := &InputError{Path: path, Line: w.line, Err: err}
+		if !stopped {
+			return ie
+		}
+		// One run past its own limit stops alone: the input's other
+		// runs are read and judged, and the load ends with the first
+		// such stop.
+		l.stats.StoppedRuns = append(l.stats.StoppedRuns, StoppedRun{RunID: ev.Meta.RunID, Line: w.line, Message: ie.Error()})
+		if l.runStop == nil {
+			l.runStop = ie
+		}
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package recording
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"slices"
 	"io"
 	"strings"
 	"testing"
@@ -126,6 +128,37 @@ func TestUnfinishedRunHoldsOnlyItself(t *testing.T) {
 		}
 		if early < runs/4 {
 			t.Errorf("%d workers: only %d of %d complete runs were handed over before half the stream was read", workers, early, runs)
+		}
+	}
+}
+
+// TestRunStoppedAtItsLimit: a run past --max-events-per-run is let go
+// alone: it is never handed over, the runs around it are, in either
+// handover order, and the load ends with a *RunStop naming the run, the
+// line and the flag, with the stop in Stats.StoppedRuns.
+func TestRunStoppedAtItsLimit(t *testing.T) {
+	long := releaseLine("agent.run_configured", "long", "s") + strings.Repeat(releaseLine("agent.turn_start", "long", "s"), 5) +
+		releaseLine("integrity.disposition", "long", "s")
+	stream := releaseRun("a", "s") + releaseLine("agent.run_configured", "b", "s") + long + releaseLine("integrity.disposition", "b", "s") + releaseRun("c", "s")
+	for _, release := range []func(*Event) (string, bool){nil, func(f *Event) (string, bool) { return f.Meta.SessionID, true }} {
+		for _, workers := range []int{1, 3} {
+			var got []string
+			st, err := LoadReader("s.jsonl", strings.NewReader(stream), Options{Workers: workers, MaxEventsPerRun: 4, Release: release}, func(r *Run) error {
+				got = append(got, r.ID)
+				return nil
+			})
+			if _, ok := errors.AsType[*RunStop](err); !ok || !strings.Contains(err.Error(), `s.jsonl: line 9: run "long" has more than 4 events (limit set by --max-events-per-run)`) {
+				t.Errorf("workers %d: err = %v, want the run's stop", workers, err)
+			}
+			if want := []string{"a", "b", "c"}; !slices.Equal(got, want) {
+				t.Errorf("workers %d, release %t: handed over %q, want %q", workers, release != nil, got, want)
+			}
+			if len(st.StoppedRuns) != 1 || st.StoppedRuns[0].RunID != "long" || st.StoppedRuns[0].Line != 9 {
+				t.Errorf("workers %d: StoppedRuns = %+v", workers, st.StoppedRuns)
+			}
+			if st.Events != 15 {
+				t.Errorf("workers %d: %d events counted, want every one of the 15", workers, st.Events)
+			}
 		}
 	}
 }

@@ -72,6 +72,8 @@ type runState struct {
 	group   string
 	ordered bool
 	gone    bool
+	// stopped is true once the run passed a limit of its own (see stop).
+	stopped bool
 }
 
 func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
@@ -138,8 +140,13 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 		continued = seg > 0
 	}
 	r := rs.run
+	if rs.stopped {
+		// A run stopped at a limit keeps nothing more; its ledger still
+		// ends it, so the runs that wait for it go on.
+		return continued, sp.ended(rs, ev.Type)
+	}
 	if len(r.Events) >= sp.maxEvents {
-		return continued, fmt.Errorf("run %s has more than %d events (limit set by --max-events-per-run)", quoteName(id), sp.maxEvents)
+		return continued, sp.stop(rs, ev.Type, fmt.Errorf("run %s has more than %d events (limit set by --max-events-per-run)", quoteName(id), sp.maxEvents))
 	}
 	// Share the run's ID string instead of keeping one copy per event.
 	ev.Meta.RunID = r.ID
@@ -158,24 +165,52 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	// the events limit and both far beyond what a run should hold.
 	rs.bytes += eventRecord + int64(len(ev.Payload))
 	if sp.maxBytes > 0 && rs.bytes > sp.maxBytes {
-		return continued, fmt.Errorf("run %s keeps more than %s of events in memory (limit set by --max-run-bytes)", quoteName(id), humanBytes(sp.maxBytes))
+		return continued, sp.stop(rs, ev.Type, fmt.Errorf("run %s keeps more than %s of events in memory (limit set by --max-run-bytes)", quoteName(id), humanBytes(sp.maxBytes)))
 	}
 	if r.SessionID == "" {
 		r.SessionID = ev.Meta.SessionID
 	}
 	r.Events = append(r.Events, ev)
 	sp.last = rs
-	if ev.Type == TypeDisposition {
+	return continued, sp.ended(rs, ev.Type)
+}
+
+// ended completes a run whose ledger (typ) was just read and hands over
+// what may go.
+func (sp *splitter) ended(rs *runState, typ string) error {
+	if typ == TypeDisposition {
 		rs.complete = true
-		delete(sp.live, id)
+		if sp.live[rs.run.ID] == rs {
+			delete(sp.live, rs.run.ID)
+		}
 		if sp.release != nil {
-			return continued, sp.releaseRun(rs)
+			return sp.releaseRun(rs)
 		}
 	}
 	if sp.release != nil {
-		return continued, nil
+		return nil
 	}
-	return continued, sp.flush(false)
+	return sp.flush(false)
+}
+
+// RunStop is a run stopped at a limit of its own (--max-events-per-run,
+// --max-run-bytes): the run is let go and never handed over, and the
+// input's other runs are read and judged.
+type RunStop struct{ Err error }
+
+func (e *RunStop) Error() string { return e.Err.Error() }
+func (e *RunStop) Unwrap() error { return e.Err }
+
+// stop lets a run go at a limit: what it kept is dropped at once, the
+// rest of its events are counted and let go too, and the run is never
+// handed over. The event that crossed the limit may still end the run.
+func (sp *splitter) stop(rs *runState, typ string, err error) error {
+	rs.stopped = true
+	rs.run.Events = nil
+	if e := sp.ended(rs, typ); e != nil {
+		return e
+	}
+	return &RunStop{Err: err}
 }
 
 // releaseRun hands over a run that has just completed, when it may go
@@ -213,6 +248,9 @@ func (sp *splitter) handOver(rs *runState) error {
 	rs.gone = true
 	if sp.live[rs.run.ID] == rs {
 		delete(sp.live, rs.run.ID)
+	}
+	if rs.stopped {
+		return nil
 	}
 	sp.eventsHint = len(rs.run.Events)
 	if sp.fn != nil {
@@ -264,14 +302,8 @@ func (sp *splitter) flush(final bool) error {
 			sp.queue = append([]*runState(nil), sp.queue[sp.head:]...)
 			sp.head = 0
 		}
-		if sp.live[rs.run.ID] == rs {
-			delete(sp.live, rs.run.ID)
-		}
-		sp.eventsHint = len(rs.run.Events)
-		if sp.fn != nil {
-			if err := sp.fn(rs.run); err != nil {
-				return &callbackError{err}
-			}
+		if err := sp.handOver(rs); err != nil {
+			return err
 		}
 	}
 	return nil

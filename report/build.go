@@ -80,6 +80,7 @@ func buildInput(in InputResult) Input {
 		input.Producer = s.Producer
 		input.NoEventsKey = !s.HasEvents && (s.Format == recording.FormatRecording || s.Format == recording.FormatEnvelope || s.Format == recording.FormatArtifact)
 		input.Problems = append(input.Problems, s.Problems...)
+		input.StoppedRuns = slices.Clone(s.StoppedRuns)
 	}
 	if input.Path == "" && len(in.Runs) > 0 {
 		input.Path = in.Runs[0].Input

@@ -52,7 +52,7 @@ func (r *Report) ExitCode() int {
 // the allowances applied.
 func (o Options) inputCode(in *Input) int {
 	switch {
-	case in.Error != "":
+	case in.Error != "", len(in.StoppedRuns) > 0:
 		return ExitUnreadable
 	case in.RunCount == 0:
 		return o.allow(ExitUnmeasured, false)
@@ -116,8 +116,11 @@ type Summary struct {
 	// Damaged counts runs whose evidence is damaged, whatever their
 	// verdict; LostRuns the inputs that lost a run whole.
 	Damaged, LostRuns int
-	Conversations     int
-	ExitCode          int
+	// StoppedRuns counts the inputs with a run stopped at a limit of its
+	// own (Input.StoppedRuns).
+	StoppedRuns   int
+	Conversations int
+	ExitCode      int
 }
 
 // Summarize counts inputs and runs by outcome.
@@ -132,6 +135,9 @@ func (r *Report) Summarize() Summary {
 		}
 		if len(in.LostRuns) > 0 {
 			s.LostRuns++
+		}
+		if len(in.StoppedRuns) > 0 {
+			s.StoppedRuns++
 		}
 	}
 	for _, run := range r.Runs {

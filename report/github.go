@@ -76,6 +76,9 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 			ghCommand(&b, failCommand(r.Options.inputCode(&in), "warning"), file, lostRunLine(in.LostRuns), "fpcheck: evidence damaged",
 				Sanitize(strings.TrimPrefix(lostRunsNote(in.LostRuns), "⚠ ")))
 		}
+		for _, sr := range in.StoppedRuns {
+			ghCommand(&b, "error", file, sr.Line, "fpcheck: run stopped at a limit", Sanitize(stoppedRunText(sr)))
+		}
 		for _, ri := range idx {
 			run := &r.Runs[ri]
 			file := Sanitize(displayRel(run.Input, o.Root))

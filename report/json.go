@@ -100,6 +100,9 @@ type jsonInput struct {
 	Error         *string             `json:"error"`
 	Notes         []string            `json:"notes"`
 	LostRuns      []recording.Loss    `json:"lostRuns"`
+	// StoppedRuns is left out when no run stopped, so reports of
+	// inputs read whole keep their shape.
+	StoppedRuns []recording.StoppedRun `json:"stoppedRuns,omitempty"`
 }
 
 type jsonRun struct {
@@ -367,6 +370,7 @@ func jsonInputOf(in Input) jsonInput {
 		Error:         nullString(in.Error),
 		Notes:         nonNil(in.Notes),
 		LostRuns:      lostRunsJSON(in.LostRuns),
+		StoppedRuns:   in.StoppedRuns,
 	}
 }
 

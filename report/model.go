@@ -214,6 +214,9 @@ type Input struct {
 	Problems []recording.Problem
 	// Error is why the input could not be read; empty when it was.
 	Error string
+	// StoppedRuns are the runs let go unjudged at a limit of their own,
+	// while the input's other runs were read and judged (exit 2).
+	StoppedRuns []recording.StoppedRun
 	// RunCount is the number of runs read from the input.
 	RunCount int
 	// HeadMissing lists the runs of this input whose head was lost.

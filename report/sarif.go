@@ -330,6 +330,11 @@ func (b *sarifBuilder) inputNotifications(r *Report) {
 				Message:   sarifText{Text: in.Path + ": " + strings.TrimPrefix(lostRunsNote(in.LostRuns), "⚠ ")},
 				Locations: b.location(in.Path, lostRunLine(in.LostRuns))})
 		}
+		for _, sr := range in.StoppedRuns {
+			b.notes = append(b.notes, sarifNotification{Level: "error",
+				Message:   sarifText{Text: stoppedRunText(sr)},
+				Locations: b.location(in.Path, sr.Line)})
+		}
 		for _, ri := range idx {
 			run := &r.Runs[ri]
 			line := int64(0)

@@ -295,6 +295,9 @@ func inputNotes(in *Input, haveStats bool) []string {
 	case in.Error != "":
 		notes = append(notes, fmt.Sprintf("⚠ Unreadable: %s. Nothing from this input is judged.", in.Error))
 	}
+	for _, sr := range in.StoppedRuns {
+		notes = append(notes, "⚠ "+stoppedRunText(sr))
+	}
 	// An input refused before anything decoded has no reading to state.
 	if haveStats && (in.Error == "" || in.Lines > 0 || in.Events > 0) {
 		var skipped []string
@@ -527,4 +530,10 @@ func weakened(s *Side) bool {
 		}
 	}
 	return false
+}
+
+// stoppedRunText words a run let go at a limit of its own, for every
+// format that states it.
+func stoppedRunText(sr recording.StoppedRun) string {
+	return fmt.Sprintf("Run stopped at a limit: %s. The run is not judged; the input's other runs were read on and are judged.", sr.Message)
 }

@@ -214,6 +214,9 @@ func (s Summary) inputsAndRuns() string {
 	if s.LostRuns > 0 {
 		flaws = append(flaws, fmt.Sprintf("%d with a run lost whole", s.LostRuns))
 	}
+	if s.StoppedRuns > 0 {
+		flaws = append(flaws, fmt.Sprintf("%d with a run stopped at a limit", s.StoppedRuns))
+	}
 	if len(flaws) > 0 {
 		line += " (" + strings.Join(flaws, ", ") + ")"
 	}

@@ -139,10 +139,10 @@ func TestUsageRefusals(t *testing.T) {
 }
 
 // TestMaxRunBytes: a run that keeps more bytes than --max-run-bytes stops
-// its input with the file, the line, the limit and the flag (exit 2),
-// whether the bytes are a few big tool results or many tiny events, and
-// another input is still read and judged. The limit is scaled down so the
-// inputs stay small.
+// with the file, the line, the limit and the flag (exit 2), whether the
+// bytes are a few big tool results or many tiny events, and the other
+// runs of its input and another input are still read and judged, in every
+// format. The limit is scaled down so the inputs stay small.
 func TestMaxRunBytes(t *testing.T) {
 	dir := t.TempDir()
 	event := func(typ, payload string) string {
@@ -169,7 +169,12 @@ func TestMaxRunBytes(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, fmt.Sprintf("run%d.jsonl", i))
-			if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
+			neighbours, err := os.ReadFile(other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The big run shares its file with two runs that end after it.
+			if err := os.WriteFile(path, append([]byte(tt.data), neighbours...), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			code, stdout, stderr := run(t, nil, "analyze", "--color=never", "--max-run-bytes", tt.limit, path, other)
@@ -179,8 +184,20 @@ func TestMaxRunBytes(t *testing.T) {
 			if !regexp.MustCompile(`line \d+: run "run-big" keeps more than 64 KiB of events in memory \(limit set by --max-run-bytes\)`).MatchString(stdout) {
 				t.Errorf("the limit is not named with the line and the flag:\n%s", stdout)
 			}
-			if !strings.Contains(stdout, "RUN run-1796025700000-2 · ") {
-				t.Errorf("the other input was not judged:\n%s", stdout)
+			if n := strings.Count(stdout, "RUN run-1796025700000-2 · "); n != 2 {
+				t.Errorf("the runs beside the stopped one and the other input's were judged %d times, want 2:\n%s", n, stdout)
+			}
+			if strings.Contains(stdout, "RUN run-big") {
+				t.Errorf("the stopped run was judged:\n%s", stdout)
+			}
+			for format, want := range map[string]string{
+				"json": "keeps more than 64 KiB of events in memory", "sarif": "keeps more than 64 KiB of events in memory",
+				"github": "keeps more than 64 KiB of events in memory", "short": "1 with a run stopped at a limit",
+			} {
+				code, out, _ := run(t, nil, "analyze", "--format", format, "--max-run-bytes", tt.limit, path)
+				if code != 2 || !strings.Contains(out, want) {
+					t.Errorf("--format %s: exit %d, want 2 and the stop stated:\n%s", format, code, head(out))
+				}
 			}
 			// Under the default limit the same input is read whole.
 			if code, _, stderr := run(t, nil, "analyze", "--color=never", path); code == 2 {

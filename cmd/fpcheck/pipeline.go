@@ -325,6 +325,12 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		st, err = recording.Load(path, opts, judge)
 	}
 	p.spare.Add(int64(borrowed))
+	if _, ok := errors.AsType[*recording.RunStop](err); ok {
+		// Only that run stopped: the input was read to its end and its
+		// other runs are judged; Stats.StoppedRuns says which runs did
+		// not, and makes the exit 2.
+		err = nil
+	}
 	wg.Wait()
 	runs := make([]report.RunResult, 0, len(slots))
 	for _, rr := range slots {
