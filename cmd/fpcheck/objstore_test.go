@@ -291,3 +291,42 @@ func TestObjectStorageDecompressionBomb(t *testing.T) {
 		})
 	}
 }
+
+// The S3 SDK logs to the process's stderr by default, once per object from
+// a store that sends no checksum, as the in-process server does: nothing
+// but fpcheck's own report and summary may reach the job log.
+func TestObjectStorageLeavesStderrToFpcheck(t *testing.T) {
+	dir := t.TempDir()
+	for k, v := range s3Env(dir) {
+		t.Setenv(k, v)
+	}
+	s3 := startFakeS3(t)
+	data, err := os.ReadFile("../../testdata/recordings/formats/defect.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3.put(t, "recordings", "runs/defect.jsonl", data)
+	s3.put(t, "recordings", "runs/again.jsonl", data)
+	stray, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = stray
+	code, _, _ := run(t, nil, "analyze", "--format", "json", "s3://recordings/runs/?"+s3.query())
+	os.Stderr = saved
+	if err := stray.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code != int(ExitDefects) {
+		t.Errorf("exit %d, want %d", code, ExitDefects)
+	}
+	if got, _ := os.ReadFile(stray.Name()); len(got) > 0 {
+		t.Errorf("something other than fpcheck wrote to stderr:\n%s", got)
+	}
+	// The driver's parameters are read as s3blob reads them.
+	code, _, stderr := run(t, nil, "analyze", "s3://recordings/runs/?use_path_style=maybe&"+s3.query())
+	if code != int(ExitUsage) || !strings.Contains(stderr, `s3://recordings/runs/: invalid value for "use_path_style"`) {
+		t.Errorf("a bad parameter: exit %d, %q", code, stderr)
+	}
+}

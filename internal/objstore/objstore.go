@@ -39,6 +39,10 @@ var driverTags = map[string]string{"s3": "fpcheck_nos3", "gs": "fpcheck_nogcs", 
 // driver's file adds its own (file:// is always there).
 var compiled = map[string]bool{fileblob.Scheme: true}
 
+// openers open the buckets of the schemes fpcheck opens itself rather than
+// through the driver's registered URL opener (see driver_s3.go).
+var openers = map[string]func(context.Context, *url.URL) (*blob.Bucket, error){}
+
 // Drivers lists the schemes this build reads, in Schemes order.
 func Drivers() []string {
 	var out []string
@@ -128,10 +132,20 @@ func (s *Store) bucket(ctx context.Context, bucketURL string) (*blob.Bucket, err
 	if b, ok := s.buckets[bucketURL]; ok {
 		return b, nil
 	}
-	if scheme, _, _ := strings.Cut(bucketURL, "://"); !compiled[scheme] {
+	scheme, _, _ := strings.Cut(bucketURL, "://")
+	if !compiled[scheme] {
 		return nil, fmt.Errorf("this fpcheck was built without the %s:// driver (-tags %s); a build without that tag reads it", scheme, driverTags[scheme])
 	}
-	b, err := blob.OpenBucket(ctx, bucketURL)
+	var b *blob.Bucket
+	var err error
+	if open := openers[scheme]; open != nil {
+		var u *url.URL
+		if u, err = url.Parse(bucketURL); err == nil {
+			b, err = open(ctx, u)
+		}
+	} else {
+		b, err = blob.OpenBucket(ctx, bucketURL)
+	}
 	if err != nil {
 		return nil, err
 	}
