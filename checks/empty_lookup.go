@@ -195,9 +195,9 @@ func (s servedSlice) Holding(needle string, yield func(i int) bool) error {
 	return nil
 }
 
-// KeyArgumentsIn is KeyArguments over results held by the caller. Results
-// of a tool that is not a declared ground are never read: a match there
-// decides nothing.
+// KeyArgumentsIn is KeyArguments over results held by the caller. A match
+// in a result of a named tool that is not a declared ground decides
+// nothing, so a holder may skip those results.
 func KeyArgumentsIn(args json.RawMessage, grounds []string, served ServedTexts) ([]KeyArgument, error) {
 	leaves, err := stringLeaves(args)
 	if err != nil {

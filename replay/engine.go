@@ -123,10 +123,7 @@ func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 func (p *Prepared) Run() (*Evidence, error) {
 	e := newEngine(p.reg, p.effective, p.posture, p.run, p.slow)
 	e.earlier = p.earlier
-	e.store.budget = max(p.keep, 1)
-	if p.keep == 0 {
-		e.store.budget = DefaultKeepInMemory
-	}
+	e.store = newTextStore(p.keep)
 	if p.encounters {
 		e.ledger.TrackEncounters()
 	}

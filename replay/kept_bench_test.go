@@ -53,6 +53,15 @@ func keptRun(n, size int, distinct bool, queryEvery int, yield func(*recording.E
 	}
 }
 
+// bareEvents generates n events that carry nothing a check keeps
+// (llm_end of no recorded call, as a capped or garbled stream has them).
+func bareEvents(n int, yield func(*recording.Event)) {
+	for i := range n {
+		yield(&recording.Event{Type: recording.TypeLLMEnd, Payload: []byte(`{}`), Line: int64(i + 1), Index: int64(i),
+			Meta: recording.Meta{RunID: "run-kept"}})
+	}
+}
+
 // peakHeap samples the live heap until stopped and returns its peak.
 func peakHeap() (stop func() uint64) {
 	var peak atomic.Uint64
@@ -112,15 +121,15 @@ func BenchmarkKeptState(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
-		name        string
-		n, size     int
-		distinct    bool
-		queryEvery  int
-		budgetBytes int64
+		name       string
+		n, size    int
+		distinct   bool
+		queryEvery int
 	}{
-		{"distinct-65536x32K", 65536, 32 << 10, true, 8192, 0},
-		{"identical-65536x32K", 65536, 32 << 10, false, 8192, 0},
-		{"tiny-1250000x4", 1250000, 8, true, 0, 0},
+		{"distinct-65536x32K", 65536, 32 << 10, true, 8192},
+		{"identical-65536x32K", 65536, 32 << 10, false, 8192},
+		{"tiny-1250000x4", 1250000, 8, true, 0},
+		{"bare-5000000", 5000000, 0, false, 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var events int64
@@ -135,11 +144,16 @@ func BenchmarkKeptState(b *testing.B) {
 					b.Fatal(err)
 				}
 				e := newEngine(p.reg, p.effective, p.posture, run, false)
-				keptRun(bc.n, bc.size, bc.distinct, bc.queryEvery, func(ev *recording.Event) {
+				feed := func(ev *recording.Event) {
 					events++
 					bytesIn += int64(len(ev.Payload))
 					e.handle(ev)
-				})
+				}
+				if bc.size == 0 {
+					bareEvents(bc.n, feed)
+				} else {
+					keptRun(bc.n, bc.size, bc.distinct, bc.queryEvery, feed)
+				}
 				if f := os.Getenv("FPCHECK_KEPT_HEAP"); f != "" {
 					runtime.GC()
 					out, _ := os.Create(f)
