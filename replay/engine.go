@@ -908,7 +908,9 @@ func (e *engine) onToolStart(ev *recording.Event, stage string) {
 	}
 	call := checks.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: append(json.RawMessage(nil), p.Args...), Stage: stage}
 	e.choice.calls = append(e.choice.calls, call)
-	if p.ToolCallID != "" {
+	// Only the write seam and the served results read a call back by its
+	// id (onToolEnd runs for nothing else).
+	if p.ToolCallID != "" && (e.need.write || e.need.served) {
 		if _, ok := e.toolCalls[p.ToolCallID]; !ok {
 			e.count(len(call.ID), len(call.Name), len(call.Args), len(call.Stage))
 		}
