@@ -91,18 +91,14 @@ func RenderDiffSARIF(w io.Writer, d *Diff, o RenderOptions) error {
 				b.results = append(b.results, regressionResult(b, covRule, in, rd, reg))
 			}
 			if rd.Unmatched {
-				level := "error"
-				if d.Options.AllowUnmeasured {
-					level = "warning"
-				}
-				b.notes = append(b.notes, sarifNotification{Level: level, Message: sarifText{Text: rd.UnmatchedWhy}, Locations: b.location(rd.run().Input, 0)})
+				b.notes = append(b.notes, sarifNotification{Level: gateLevel(d, "error", "warning"), Message: sarifText{Text: rd.UnmatchedWhy}, Locations: b.location(rd.run().Input, 0)})
 			}
 			if rd.HeadUnmeasured {
 				line := int64(0)
 				if rd.Head.LineNumbers {
 					line = rd.Head.FirstLine
 				}
-				b.notes = append(b.notes, sarifNotification{Level: "warning",
+				b.notes = append(b.notes, sarifNotification{Level: gateLevel(d, "error", "warning"),
 					Message:   sarifText{Text: fmt.Sprintf("Head run %s is unmeasured: %s. No evidence its checks ran.", runLabel(rd.Head), rd.HeadUnmeasuredWhy)},
 					Locations: b.location(rd.Head.Input, line)})
 			}
@@ -115,7 +111,7 @@ func RenderDiffSARIF(w io.Writer, d *Diff, o RenderOptions) error {
 			}
 		}
 		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
-			b.notes = append(b.notes, sarifNotification{Level: "warning",
+			b.notes = append(b.notes, sarifNotification{Level: gateLevel(d, "error", "warning"),
 				Message:   sarifText{Text: fmt.Sprintf("Unmeasured: the head %s holds no run (no-tail).", in.Head.Path)},
 				Locations: b.location(in.Head.Path, 0)})
 		}
@@ -134,6 +130,17 @@ func RenderDiffSARIF(w io.Writer, d *Diff, o RenderOptions) error {
 		"scenarios": sarifScenarios(d),
 	}
 	return b.write(w, code, t.Unreadable > 0, props)
+}
+
+// gateLevel is the annotation level of what fails a diff as unmeasured (an
+// unmeasured head, runs not compared): failing when it fails the exit
+// code, passing when --allow-unmeasured lets it pass. A log that shows a
+// notice for what failed the job would read as a pass.
+func gateLevel(d *Diff, failing, passing string) string {
+	if d.Options.AllowUnmeasured {
+		return passing
+	}
+	return failing
 }
 
 // sarifScenarios is the per-scenario summary a SARIF diff carries in its
@@ -465,7 +472,7 @@ func RenderDiffGitHub(w io.Writer, d *Diff, o RenderOptions) error {
 			ghCommand(&b, "error", file, 0, "fpcheck diff: regression", Sanitize(reg.Sentence))
 		}
 		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
-			ghCommand(&b, "notice", file, 0, "fpcheck diff: head unmeasured", Sanitize(in.Head.Path+" holds no run (no-tail)."))
+			ghCommand(&b, gateLevel(d, "error", "notice"), file, 0, "fpcheck diff: head unmeasured", Sanitize(in.Head.Path+" holds no run (no-tail)."))
 		}
 		for j := range in.Runs {
 			rd := &in.Runs[j]
@@ -502,14 +509,10 @@ func RenderDiffGitHub(w io.Writer, d *Diff, o RenderOptions) error {
 				ghCommand(&b, "error", file, 0, "fpcheck diff: regression", Sanitize(reg.Sentence))
 			}
 			if rd.Unmatched {
-				cmd := "error"
-				if d.Options.AllowUnmeasured {
-					cmd = "notice"
-				}
-				ghCommand(&b, cmd, Sanitize(displayRel(rd.run().Input, o.Root)), 0, "fpcheck diff: run not compared", Sanitize(rd.UnmatchedWhy))
+				ghCommand(&b, gateLevel(d, "error", "notice"), Sanitize(displayRel(rd.run().Input, o.Root)), 0, "fpcheck diff: run not compared", Sanitize(rd.UnmatchedWhy))
 			}
 			if rd.HeadUnmeasured {
-				ghCommand(&b, "notice", Sanitize(displayRel(rd.Head.Input, o.Root)), 0, "fpcheck diff: head unmeasured",
+				ghCommand(&b, gateLevel(d, "error", "notice"), Sanitize(displayRel(rd.Head.Input, o.Root)), 0, "fpcheck diff: head unmeasured",
 					Sanitize(fmt.Sprintf("Head run %s is unmeasured: %s.", runLabel(rd.Head), rd.HeadUnmeasuredWhy)))
 			}
 		}
