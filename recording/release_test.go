@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"io"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,15 +88,16 @@ func TestReleaseHandsRunsOverAsTheyEnd(t *testing.T) {
 	}
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read through it, from whichever
+// goroutine reads.
 type countingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
@@ -115,7 +117,7 @@ func TestUnfinishedRunHoldsOnlyItself(t *testing.T) {
 		handed, early := 0, 0
 		_, err := LoadReader("s.jsonl", cr, Options{Workers: workers, Release: func(*Event) (string, bool) { return "", false }}, func(r *Run) error {
 			handed++
-			if cr.n < total/2 {
+			if cr.n.Load() < total/2 {
 				early++
 			}
 			return nil

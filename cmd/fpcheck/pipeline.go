@@ -240,12 +240,14 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 }
 
 // one loads a single input and replays each of its runs as the loader hands
-// it over, so a run's events are dropped as soon as it is judged. With more
-// than one core for the input (from the start, or lent while it is read),
-// runs are replayed on up to that many
-// goroutines while the loader reads on: each is prepared in order on the
-// loader's goroutine (where anything that stops the input is found, as a
-// serial replay finds it) and folded elsewhere, into its own slot.
+// it over, when the run's own last event is read (see replay.NamesOrder for
+// the runs that wait for earlier ones), so a run's events are dropped as
+// soon as it is judged, and a run that never ends holds only itself. With
+// more than one core for the input (from the start, or lent while it is
+// read), runs are replayed on up to that many goroutines while the loader
+// reads on: each is prepared in handover order on the loader's goroutine
+// (where anything that stops the input is found, as a serial replay finds
+// it) and folded elsewhere, into the slot of its place in the input.
 func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	var slots []*report.RunResult
 	var wg sync.WaitGroup
