@@ -49,8 +49,10 @@ browser-test: test-deps
 	$(GO) test -count=1 -run '^TestBrowser$$' -v ./cmd/fpcheck
 
 # Benchmarks: Go testing.B figures, then the side-by-side comparisons against
-# node's JSON.parse and zstd -dc on generated recordings (BENCHFLAGS, e.g.
-# BENCHFLAGS="-size 256MiB -runs 1" for a quick pass).
+# node's JSON.parse, zstd -dc and the Go floor on generated and real-shaped
+# recordings, and the peak memory of the hostile cases (BENCHFLAGS, e.g.
+# BENCHFLAGS="-size 256MiB -b-size 64MiB -mem-scale 0.02 -runs 1" for a quick
+# pass, or -cases to pick some; see docs/performance.md).
 BENCHFLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...

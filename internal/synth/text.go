@@ -186,3 +186,13 @@ func finalAnswer(r *rng) string {
 	sb.WriteString(". Their last good backup is older than 24 hours.")
 	return sb.String()
 }
+
+// ToolNames are the names of the tools the generated agent registers, in
+// registration order: what declarations for its runs name.
+func ToolNames() []string {
+	names := make([]string, len(registry))
+	for i, t := range registry {
+		names[i] = t.name
+	}
+	return names
+}

@@ -1,18 +1,28 @@
 // Command bench measures fpcheck against the performance targets of
-// docs/performance.md and prints them side by side with reference tools:
+// docs/performance.md and the memory targets of docs/security.md, and
+// prints them side by side with reference tools:
 //
-//	(a) a ~83 MB recording JSON: node's JSON.parse vs fpcheck analyze --format json
-//	(b) a zstd-compressed NDJSON stream (1 GiB uncompressed by default):
-//	    zstd -dc vs fpcheck analyze
-//	(c) fpcheck's peak resident memory on that stream
-//	(d) eight recordings analysed with -j 1 vs -j 2, outputs compared byte for byte
+//	(a) a ~84 MB recording JSON: node's JSON.parse vs fpcheck analyze --format json
+//	(b) a real-shaped stream (the reference corpus's runs repeated with
+//	    renamed run ids, 300 MB, zstd -3): zstd -dc and the Go floor
+//	    (decompress, split, validate) vs fpcheck analyze -j 2, unarmed and
+//	    with every check armed; the same for the generator's stream
+//	(c) fpcheck's peak resident memory on a 1 GiB real-shaped stream and on
+//	    the generator's, unarmed and armed
+//	(d) eight recordings analysed with -j 1 vs -j 2 in alternated pairs,
+//	    outputs compared byte for byte, and the CPU -j 2 spends beyond -j 1
+//	(r) the streams' compression ratios beside the corpus's own
+//	(m) the memory cases of internal/hostile, armed: peak RSS, how each
+//	    ended (completed, or the limit it named) and its throughput at full
+//	    and a quarter size
 //
 // Beside (d) it runs a machine check: what a second thread gives work that
 // is not fpcheck's, measured the same way, so that a (d) below target can
 // be told from a machine that gives less.
 //
 // The inputs are generated into a temporary directory with internal/synth, so
-// nothing large is committed. Every measurement is the best of -runs runs,
+// nothing large is committed; each memory case is generated just before it
+// is measured and removed after. Every timing is the best of -runs runs,
 // and the two sides of a comparison are run in turn.
 // The program reports and never gates: it exits 0 whether targets are met
 // or not (2 only for unusable flags). `make bench` runs it.
@@ -22,12 +32,14 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,26 +53,80 @@ import (
 	"time"
 
 	"github.com/fpcheck/fpcheck/internal/benchcpu"
+	"github.com/fpcheck/fpcheck/internal/hostile"
 	"github.com/fpcheck/fpcheck/internal/synth"
 	"github.com/klauspost/compress/zstd"
 )
 
 type options struct {
-	fpcheck string
-	size    int64
-	runs    int
-	keep    bool
-	dir     string
-	node    string
-	zstd    string
-	jCalls  int
+	fpcheck  string
+	size     int64 // the generator's stream and the large real-shaped one
+	bSize    int64 // the real-shaped stream of (b)
+	runs     int
+	keep     bool
+	dir      string
+	node     string
+	zstd     string
+	corpus   string
+	jCalls   int
+	memScale float64
+	timeout  time.Duration
+	cases    map[string]bool
+}
+
+// caseNames are what -cases picks from: the targets, and each memory case
+// by name ("m" is all of them).
+func caseNames() []string {
+	names := []string{"a", "b", "c", "d", "gen", "r", "m"}
+	for _, c := range memCases {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// parseCases reads -cases: a comma-separated list of caseNames, or "all".
+func parseCases(s string) (map[string]bool, error) {
+	picked := map[string]bool{}
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		switch {
+		case f == "":
+		case f == "all":
+			for _, n := range caseNames() {
+				picked[n] = true
+			}
+		case slices.Contains(caseNames(), f):
+			picked[f] = true
+		default:
+			return nil, fmt.Errorf("no case %q (cases: all, %s)", f, strings.Join(caseNames(), ", "))
+		}
+	}
+	if picked["m"] {
+		for _, c := range memCases {
+			picked[c.name] = true
+		}
+	}
+	if len(picked) == 0 {
+		return nil, errors.New("no case picked")
+	}
+	return picked, nil
+}
+
+// wantMem says whether any memory case is picked.
+func (o options) wantMem() bool {
+	return slices.ContainsFunc(memCases, func(c memCase) bool { return o.cases[c.name] })
 }
 
 func main() {
 	var o options
-	size := "1GiB"
+	size, bSize, cases := "1GiB", "300MB", "all"
 	flag.StringVar(&o.fpcheck, "fpcheck", "bin/fpcheck", "the fpcheck binary to measure")
-	flag.StringVar(&size, "size", size, "uncompressed size of the NDJSON stream for (b) and (c), e.g. 1GiB, 256MiB, 64MB")
+	flag.StringVar(&size, "size", size, "uncompressed size of the generator's stream and of the real-shaped stream of (c), e.g. 1GiB, 256MiB, 64MB")
+	flag.StringVar(&bSize, "b-size", bSize, "uncompressed size of the real-shaped stream of (b)")
+	flag.StringVar(&cases, "cases", cases, "comma-separated cases to run: all, or of "+strings.Join(caseNames(), ", ")+" (m is every memory case)")
+	flag.Float64Var(&o.memScale, "mem-scale", 1, "size of the memory cases (m) as a fraction of their full size, e.g. 0.05 for a quick pass")
+	flag.DurationVar(&o.timeout, "case-timeout", 10*time.Minute, "longest a memory case may run before it is stopped and reported unfinished")
+	flag.StringVar(&o.corpus, "corpus", "../shared/reference-corpus", "the reference corpus the real-shaped streams repeat")
 	flag.IntVar(&o.runs, "runs", 3, "runs per measurement; the best is reported")
 	flag.BoolVar(&o.keep, "keep", false, "keep the generated inputs and outputs (their directory is printed)")
 	flag.StringVar(&o.dir, "dir", "", "directory for the temporary inputs (default: the system temp directory)")
@@ -68,11 +134,30 @@ func main() {
 	flag.StringVar(&o.zstd, "zstd", "zstd", "the zstd binary for the decompression baseline")
 	flag.IntVar(&o.jCalls, "j-calls", 100, "model calls per recording in the -j test")
 	genDir := flag.String("generate-into", "", "internal: generate the inputs into this directory, print their manifest and exit")
+	genCase := flag.String("generate-case", "", "internal: write this memory case to -out at -mem-scale, print its size and exit")
+	genOut := flag.String("out", "", "internal: the file -generate-case writes")
+	floorFile := flag.String("floor", "", "internal: do the floor's work on this .zst file on -threads goroutines and exit")
 	noop := flag.Bool("noop", false, "internal: exit at once (measures the peak-RSS floor)")
 	machine := flag.String("machine", "", "internal: do the machine check's work of this kind (spin, read) on -threads goroutines and exit")
 	threads := flag.Int("threads", 1, "internal: goroutines for -machine")
 	flag.Parse()
 	if *noop {
+		return
+	}
+	if *floorFile != "" {
+		if err := floorWork(*floorFile, max(1, *threads)); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: floor: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *genCase != "" {
+		n, err := writeMemCase(*genCase, *genOut, o.memScale)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: generating %s: %v\n", *genCase, err)
+			os.Exit(1)
+		}
+		fmt.Println(n)
 		return
 	}
 	if *machine != "" {
@@ -87,8 +172,16 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: -size: %v\n", err)
 		os.Exit(2)
 	}
-	if o.runs < 1 || o.jCalls < 1 {
-		fmt.Fprintln(os.Stderr, "bench: -runs and -j-calls must be at least 1")
+	if o.bSize, err = parseSize(bSize); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -b-size: %v\n", err)
+		os.Exit(2)
+	}
+	if o.cases, err = parseCases(cases); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -cases: %v\n", err)
+		os.Exit(2)
+	}
+	if o.runs < 1 || o.jCalls < 1 || o.memScale <= 0 || o.memScale > 1 || o.timeout <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -runs and -j-calls must be at least 1, -mem-scale in (0, 1], -case-timeout positive")
 		os.Exit(2)
 	}
 	if *genDir != "" {
@@ -143,6 +236,27 @@ type inputs struct {
 	JBytes       int64
 	GenNDJSONMBs float64
 	GenRecMBs    float64
+	RealB, RealC realStream // the real-shaped streams of (b) and (c)
+	CorpusRatio  float64
+	ArmedGen     string // declarations arming every check for the generator's tools
+	ArmedReal    string // the same for the corpus's tools
+	ArmedHostile string // the same for the memory cases' tools
+}
+
+// realStream is a real-shaped stream: the corpus's runs repeated.
+type realStream struct {
+	Path          string
+	Bytes, Packed int64
+	Copies        int
+}
+
+func (r realStream) ratio() float64 { return ratioOf(r.Bytes, r.Packed) }
+
+func ratioOf(plain, packed int64) float64 {
+	if packed <= 0 {
+		return 0
+	}
+	return float64(plain) / float64(packed)
 }
 
 func run(o options, out io.Writer) error {
@@ -161,25 +275,51 @@ func run(o options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  recording.json      %s (one run, 200 model calls)\n", mb(in.RecBytes))
-	fmt.Fprintf(out, "  stream.jsonl.zst    %s uncompressed, %s compressed (%d runs, interleaved in pairs)\n",
-		mb(in.StreamBytes), mb(in.StreamZst), in.StreamRuns)
-	fmt.Fprintf(out, "  jobs/rec-{1..%d}.json %s in all (%d model calls each)\n", len(in.JFiles), mb(in.JBytes), o.jCalls)
-	fmt.Fprintf(out, "  generator: NDJSON %.0f MB/s, recording JSON %.0f MB/s\n\n", in.GenNDJSONMBs, in.GenRecMBs)
+	printInputs(out, o, in)
 
 	floor := rssFloor()
-	rows := []row{
-		parseRow(o, in),
+	var rows []row
+	if o.cases["a"] {
+		rows = append(rows, parseRow(o, in))
 	}
-	b, c := streamRows(o, in, floor)
-	d, machine := jobsRow(o, in, dir)
-	rows = append(rows, b, c, d)
+	if o.cases["b"] {
+		rows = append(rows, realRows(o, in)...)
+	}
+	if o.cases["c"] {
+		rows = append(rows, rssRows(o, "(c) real-shaped", in.RealC.Path, in.ArmedReal, in.RealC.Bytes, floor, 100e6, 128e6)...)
+	}
+	if o.cases["gen"] {
+		b, c := streamRows(o, in, floor)
+		rows = append(rows, b, c)
+		rows = append(rows, rssRows(o, "(c) generator's", in.Stream, in.ArmedGen, in.StreamBytes, floor, 0, 128e6)...)
+	}
+	if o.cases["r"] {
+		rows = append(rows, ratioRow(in))
+	}
+	var machine string
+	if o.cases["d"] {
+		var d row
+		d, machine = jobsRow(o, in, dir)
+		rows = append(rows, d)
+	}
+	if o.wantMem() {
+		fmt.Fprintf(out, "memory cases at %g of full size, each generated, measured at full and ¼ size, removed:\n", o.memScale)
+		for _, c := range memCases {
+			if o.cases[c.name] {
+				r := measureMemCase(o, c, in.ArmedHostile, dir, floor)
+				fmt.Fprintf(out, "  %s: %s · %s\n", c.name, r.fpcheck, r.result)
+				rows = append(rows, r)
+			}
+		}
+		fmt.Fprintln(out)
+	}
 	printTable(out, rows)
 	if machine != "" {
 		fmt.Fprintln(out, "\n"+machine)
 	}
 	fmt.Fprintln(out, "\nTimes are wall clock, best of the runs; cpu is that run's user+system time.")
-	fmt.Fprintln(out, "A median of pairs compares the runs the two sides made one after the other; it is not the verdict.")
+	fmt.Fprintln(out, "A median of pairs compares the runs the two sides made one after the other; it is the verdict of (d) only.")
+	fmt.Fprintln(out, "Peak RSS is ru_maxrss of the fpcheck process, the most of any run; armed means every check armed by declarations for the run's tools.")
 	fmt.Fprintln(out, "Wall times on a loaded machine overstate; compare cpu figures when the load is high.")
 	if o.keep {
 		fmt.Fprintf(out, "inputs kept in %s\n", dir)
@@ -198,7 +338,8 @@ func generateInChild(o options, dir string) (inputs, error) {
 		return in, err
 	}
 	cmd := exec.Command(self, "-generate-into", dir, "-size", strconv.FormatInt(o.size, 10),
-		"-j-calls", strconv.Itoa(o.jCalls))
+		"-b-size", strconv.FormatInt(o.bSize, 10), "-j-calls", strconv.Itoa(o.jCalls),
+		"-corpus", o.corpus, "-cases", strings.Join(slices.Sorted(maps.Keys(o.cases)), ","))
 	var stdout bytes.Buffer
 	var stderr tailBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -260,16 +401,89 @@ func generate(o options, dir string) (inputs, error) {
 	var err error
 	var d time.Duration
 
-	in.Recording = filepath.Join(dir, "recording.json")
-	if in.RecBytes, d, err = writeFile(in.Recording, func(w io.Writer) (int64, error) {
-		return synth.WriteRecordingJSON(w, synth.DefaultConfig())
-	}); err != nil {
+	decl := func(name string, tools []string) (string, error) {
+		p := filepath.Join(dir, name)
+		return p, os.WriteFile(p, []byte(hostile.ArmAll(tools)), 0o644)
+	}
+	if in.ArmedGen, err = decl("armed-generator.yaml", synth.ToolNames()); err != nil {
 		return in, err
 	}
-	in.GenRecMBs = float64(in.RecBytes) / 1e6 / d.Seconds()
+	if in.ArmedHostile, err = decl("armed-hostile.yaml", hostile.Tools); err != nil {
+		return in, err
+	}
+	if o.cases["b"] || o.cases["c"] || o.cases["r"] {
+		seeds, err := corpusSeeds(o.corpus)
+		if err != nil {
+			return in, err
+		}
+		in.CorpusRatio = corpusRatio(seeds)
+		if in.ArmedReal, err = decl("armed-real.yaml", seedTools(seeds)); err != nil {
+			return in, err
+		}
+		write := func(name string, size int64) (realStream, error) {
+			r := realStream{Path: filepath.Join(dir, name)}
+			f, err := os.Create(r.Path)
+			if err != nil {
+				return r, err
+			}
+			r.Bytes, r.Packed, r.Copies, err = writeRealShaped(f, seeds, size)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return r, err
+		}
+		if in.RealB, err = write("real-b.jsonl.zst", o.bSize); err != nil {
+			return in, err
+		}
+		if o.cases["c"] {
+			if in.RealC, err = write("real-c.jsonl.zst", o.size); err != nil {
+				return in, err
+			}
+		}
+	}
 
-	// the stream: many interleaved runs with an occasional megabyte result,
-	// as a long-lived process's log holds them
+	if o.cases["a"] {
+		in.Recording = filepath.Join(dir, "recording.json")
+		if in.RecBytes, d, err = writeFile(in.Recording, func(w io.Writer) (int64, error) {
+			return synth.WriteRecordingJSON(w, synth.DefaultConfig())
+		}); err != nil {
+			return in, err
+		}
+		in.GenRecMBs = float64(in.RecBytes) / 1e6 / d.Seconds()
+	}
+
+	if o.cases["gen"] || o.cases["r"] {
+		if err := generateStream(o, dir, &in); err != nil {
+			return in, err
+		}
+	}
+
+	if !o.cases["d"] {
+		return in, nil
+	}
+	jdir := filepath.Join(dir, "jobs")
+	if err := os.Mkdir(jdir, 0o755); err != nil {
+		return in, err
+	}
+	for i := range 8 {
+		jc := synth.DefaultConfig()
+		jc.Iterations = o.jCalls
+		jc.Seed = int64(100 + i)
+		p := filepath.Join(jdir, fmt.Sprintf("rec-%d.json", i+1))
+		n, _, err := writeFile(p, func(w io.Writer) (int64, error) { return synth.WriteRecordingJSON(w, jc) })
+		if err != nil {
+			return in, err
+		}
+		in.JFiles = append(in.JFiles, p)
+		in.JBytes += n
+	}
+	return in, nil
+}
+
+// generateStream writes the generator's stream: many interleaved runs
+// with an occasional megabyte result, as a long-lived process's log holds
+// them.
+func generateStream(o options, dir string, in *inputs) error {
 	sc := synth.DefaultConfig()
 	sc.LongResultEvery = 40
 	sc.Interleave = true
@@ -280,7 +494,7 @@ func generate(o options, dir string) (inputs, error) {
 	sc.Runs = sample
 	some, err := synth.WriteNDJSON(io.Discard, sc)
 	if err != nil {
-		return in, err
+		return err
 	}
 	one := max(1, some/sample)
 	sc.Runs = int(max(1, (o.size+one/2)/one))
@@ -302,39 +516,107 @@ func generate(o options, dir string) (inputs, error) {
 		}
 		return cw.n, err
 	}); err != nil {
-		return in, err
+		return err
 	}
 	in.GenNDJSONMBs = float64(in.StreamBytes) / 1e6 / gen.Seconds() // includes compression
+	return nil
+}
 
-	jdir := filepath.Join(dir, "jobs")
-	if err := os.Mkdir(jdir, 0o755); err != nil {
-		return in, err
+// printInputs lists what was generated.
+func printInputs(out io.Writer, o options, in inputs) {
+	if in.Recording != "" {
+		fmt.Fprintf(out, "  recording.json      %s (one run, 200 model calls), generated at %.0f MB/s\n", mb(in.RecBytes), in.GenRecMBs)
 	}
-	for i := range 8 {
-		jc := synth.DefaultConfig()
-		jc.Iterations = o.jCalls
-		jc.Seed = int64(100 + i)
-		p := filepath.Join(jdir, fmt.Sprintf("rec-%d.json", i+1))
-		n, _, err := writeFile(p, func(w io.Writer) (int64, error) { return synth.WriteRecordingJSON(w, jc) })
-		if err != nil {
-			return in, err
+	for _, r := range []struct {
+		name string
+		s    realStream
+	}{{"real-b.jsonl.zst", in.RealB}, {"real-c.jsonl.zst", in.RealC}} {
+		if r.s.Path != "" {
+			fmt.Fprintf(out, "  %-19s %s uncompressed, %s at zstd -3 (%.0f×; %d copies of the corpus's runs, run ids renamed)\n",
+				r.name, mb(r.s.Bytes), mb(r.s.Packed), r.s.ratio(), r.s.Copies)
 		}
-		in.JFiles = append(in.JFiles, p)
-		in.JBytes += n
 	}
-	return in, nil
+	if in.Stream != "" {
+		fmt.Fprintf(out, "  stream.jsonl.zst    %s uncompressed, %s compressed (%.0f×; %d generated runs, interleaved in pairs), %.0f MB/s\n",
+			mb(in.StreamBytes), mb(in.StreamZst), ratioOf(in.StreamBytes, in.StreamZst), in.StreamRuns, in.GenNDJSONMBs)
+	}
+	if len(in.JFiles) > 0 {
+		fmt.Fprintf(out, "  jobs/rec-{1..%d}.json %s in all (%d model calls each)\n", len(in.JFiles), mb(in.JBytes), o.jCalls)
+	}
+	fmt.Fprintln(out)
+}
+
+// writeMemCase writes memory case name to path at scale and returns the
+// input's size (uncompressed for a bomb: what it expands to).
+func writeMemCase(name, path string, scale float64) (int64, error) {
+	i := slices.IndexFunc(memCases, func(c memCase) bool { return c.name == name })
+	if i < 0 {
+		return 0, fmt.Errorf("no memory case %q", name)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	n, err := memCases[i].write(f, scale)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
+
+// measureMemCase generates case c (in a child, at full and a quarter of
+// -mem-scale), measures fpcheck on each once with every check armed, and
+// removes the inputs.
+func measureMemCase(o options, c memCase, decl, dir string, floor int64) row {
+	var ms [2]measurement
+	var sizes [2]int64
+	for i, scale := range []float64{o.memScale, o.memScale / 4} {
+		path := filepath.Join(dir, c.name+c.ext)
+		n, err := generateCase(c.name, path, scale)
+		if err != nil {
+			ms[i].err = err
+			continue
+		}
+		sizes[i] = n
+		cmd := command{codes: memCodes, report: true, timeout: o.timeout, name: o.fpcheck,
+			args: []string{"analyze", "--color=never", "--declarations", decl, path}}
+		ms[i] = alternate(1, cmd)[0]
+		os.Remove(path)
+	}
+	return memRow(c, o.memScale, ms[0], ms[1], sizes[0], sizes[1], floor)
+}
+
+// generateCase writes a memory case in a child process, for the reason
+// generateInChild gives.
+func generateCase(name, path string, scale float64) (int64, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.Command(self, "-generate-case", name, "-out", path, "-mem-scale", strconv.FormatFloat(scale, 'g', -1, 64))
+	var stdout bytes.Buffer
+	var stderr tailBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, commandError("generator", err, stderr.String())
+	}
+	return strconv.ParseInt(strings.TrimSpace(stdout.String()), 10, 64)
 }
 
 // ---- running commands ----
 
 // measurement is the best of several runs of one command.
 type measurement struct {
-	wall   time.Duration   // best wall time
-	walls  []time.Duration // every run's wall time, in order
-	cpu    time.Duration   // user+system of the best run
-	maxRSS int64           // bytes, the most any run reached
-	sums   []string        // sha256 of each run's stdout, when kept
-	err    error
+	wall     time.Duration   // best wall time
+	walls    []time.Duration // every run's wall time, in order
+	cpu      time.Duration   // user+system of the best run
+	cpus     []time.Duration // every run's user+system time, in order
+	maxRSS   int64           // bytes, the most any run reached
+	sums     []string        // sha256 of each run's stdout, when kept
+	code     int             // the last run's exit code
+	tail     string          // the start and end of the last run's report, when counted
+	timedOut bool            // the last run was stopped at its timeout
+	err      error
 }
 
 func (m measurement) ok() bool { return m.err == nil }
@@ -354,6 +636,7 @@ type command struct {
 	codes   []int
 	report  bool
 	keepOut string
+	timeout time.Duration // 0: none; past it the run is killed and its measurement says so
 	name    string
 	args    []string
 }
@@ -392,9 +675,16 @@ func (m *measurement) once(r int, c command) {
 		return
 	}
 	var stderr tailBuffer
-	cmd := exec.Command(c.name, c.args...)
+	var tail headTail
+	ctx := context.Background()
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, c.name, c.args...)
 	cmd.Stdout = stdout
-	counted := &countWriter{w: io.Discard}
+	counted := &countWriter{w: &tail}
 	if c.report && c.keepOut == "" {
 		cmd.Stdout = counted
 	}
@@ -403,6 +693,18 @@ func (m *measurement) once(r int, c command) {
 	err = cmd.Run()
 	wall := time.Since(t0)
 	stdout.Close()
+	if cmd.ProcessState == nil { // it never started
+		m.err = commandError(c.name, err, stderr.String())
+		return
+	}
+	m.code, m.tail = cmd.ProcessState.ExitCode(), tail.String()
+	m.timedOut = ctx.Err() != nil
+	if m.timedOut {
+		m.walls = append(m.walls, wall)
+		m.wall, m.cpu = wall, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()
+		m.maxRSS = max(m.maxRSS, benchcpu.ChildMaxRSS(cmd.ProcessState))
+		return
+	}
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || !contains(c.codes, ee.ExitCode()) {
@@ -416,6 +718,7 @@ func (m *measurement) once(r int, c command) {
 	}
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	m.walls = append(m.walls, wall)
+	m.cpus = append(m.cpus, cpu)
 	if m.wall < 0 || wall < m.wall {
 		m.wall, m.cpu = wall, cpu
 	}
@@ -467,6 +770,34 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 
 func (t *tailBuffer) String() string { return string(t.b) }
 
+// headTail keeps the first and the last 8 KiB written to it: where a
+// report names a stopped input, and how it ends.
+type headTail struct {
+	head []byte
+	tail tailBuffer
+	cut  bool // bytes between head and tail were dropped
+}
+
+func (h *headTail) Write(p []byte) (int, error) {
+	n := len(p)
+	if k := min(len(p), 8<<10-len(h.head)); k > 0 {
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) > 0 {
+		h.cut = h.cut || len(h.tail.b)+len(p) > 8<<10
+		h.tail.Write(p)
+	}
+	return n, nil
+}
+
+func (h *headTail) String() string {
+	if h.cut {
+		return string(h.head) + "\n…\n" + h.tail.String()
+	}
+	return string(h.head) + h.tail.String()
+}
+
 func fileSum(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -514,7 +845,7 @@ func timing(m measurement, bytes int64) string {
 }
 
 func parseRow(o options, in inputs) row {
-	r := row{name: "(a) recording JSON " + mb(in.RecBytes) + ", analyze --format json", target: "≥ 10× faster"}
+	r := row{name: "(a) recording JSON " + mb(in.RecBytes) + ", analyze --format json", target: "≥ 15× faster"}
 	fc := command{codes: fpcheckCodes, report: true, name: o.fpcheck, args: []string{"analyze", "--format", "json", in.Recording}}
 	node, err := lookTool(o.node)
 	if err != nil {
@@ -537,7 +868,7 @@ func parseRow(o options, in inputs) row {
 	r.baseline = "JSON.parse " + timing(n, in.RecBytes)
 	x := n.wall.Seconds() / f.wall.Seconds()
 	r.ratio = fmt.Sprintf("%.1f× faster (cpu %.1f×)", x, n.cpu.Seconds()/f.cpu.Seconds()) + pairedNote(n.walls, f.walls)
-	r.result = verdict(x >= 10)
+	r.result = verdict(x >= 15)
 	return r
 }
 
@@ -551,8 +882,8 @@ func fpcheckCell(f measurement, bytes int64, result string) (string, string) {
 }
 
 func streamRows(o options, in inputs, floor int64) (b, c row) {
-	b = row{name: fmt.Sprintf("(b) NDJSON.zst %s (%s packed), analyze", mb(in.StreamBytes), mb(in.StreamZst)), target: "≤ 2× zstd's time"}
-	c = row{name: "(c) peak RSS of (b), most of any run", baseline: "—", target: "< 100 MB"}
+	b = row{name: fmt.Sprintf("(b) generator's NDJSON.zst %s (%s packed), analyze", mb(in.StreamBytes), mb(in.StreamZst)), target: "≤ 2× zstd's time"}
+	c = row{name: "(c) peak RSS of the generator's (b), unarmed", baseline: "—", target: "< 100 MB"}
 	fc := command{codes: fpcheckCodes, report: true, name: o.fpcheck, args: []string{"analyze", in.Stream}}
 	var f, zm measurement
 	z, zerr := lookTool(o.zstd)
@@ -585,7 +916,7 @@ func streamRows(o options, in inputs, floor int64) (b, c row) {
 }
 
 func jobsRow(o options, in inputs, dir string) (row, string) {
-	r := row{name: fmt.Sprintf("(d) %d recordings, analyze -j 1 vs -j 2", len(in.JFiles)), target: "≥ 1.8×, same bytes"}
+	r := row{name: fmt.Sprintf("(d) %d recordings, analyze -j 1 vs -j 2, alternated pairs", len(in.JFiles)), target: "median of pairs ≥ 1.8×, cpu ≤ +5%, same bytes"}
 	args := func(j string) []string {
 		return append([]string{"analyze", "--format", "json", "-j", j}, in.JFiles...)
 	}
@@ -598,7 +929,7 @@ func jobsRow(o options, in inputs, dir string) (row, string) {
 	for _, k := range machineKinds {
 		cmds = append(cmds, machineCommand(k.name, 1, in.JFiles), machineCommand(k.name, 2, in.JFiles))
 	}
-	ms := alternate(o.runs, cmds...)
+	ms := alternate(max(5, o.runs), cmds...)
 	one, two := ms[0], ms[1]
 	note := machineNote(ms[2:])
 	if !one.ok() {
@@ -615,14 +946,16 @@ func jobsRow(o options, in inputs, dir string) (row, string) {
 	for _, s := range append(one.sums[1:], two.sums...) {
 		same = same && s == one.sums[0]
 	}
-	x := one.wall.Seconds() / two.wall.Seconds()
-	r.ratio = fmt.Sprintf("%.2f× faster", x) + pairedNote(one.walls, two.walls)
+	x := pairedMedian(one.walls, two.walls)
+	over := pairedMedian(two.cpus, one.cpus) - 1
+	r.ratio = fmt.Sprintf("median of %d pairs %.2f× faster (best-of %.2f×), cpu %+.1f%% (median of pairs)",
+		min(len(one.walls), len(two.walls)), x, one.wall.Seconds()/two.wall.Seconds(), 100*over)
 	if same {
 		r.ratio += ", outputs identical"
 	} else {
 		r.ratio += ", OUTPUTS DIFFER"
 	}
-	r.result = verdict(x >= 1.8 && same)
+	r.result = verdict(x >= 1.8 && over <= 0.05 && same)
 	if runtime.NumCPU() < 2 {
 		r.result = skipped + " (1 CPU)"
 	}
@@ -835,4 +1168,116 @@ func loadAvg() string {
 		return "unknown"
 	}
 	return string(bytes.Join(f[:3], []byte(" ")))
+}
+
+// realRows measure (b) on the real-shaped stream: fpcheck -j 2 unarmed
+// against zstd -dc and against the floor, and armed against unarmed CPU,
+// all four in turn.
+func realRows(o options, in inputs) []row {
+	name := fmt.Sprintf("(b) real-shaped NDJSON.zst %s (%s packed), analyze -j 2", mb(in.RealB.Bytes), mb(in.RealB.Packed))
+	b := row{name: name + ", unarmed", target: "≤ 2.5× zstd's time"}
+	armed := row{name: name + ", every check armed", target: "cpu ≤ 1.5× unarmed"}
+	fl := row{name: "(b) floor: Go zstd → lines → jsonfast Valid + UTF-8, 2 threads", target: "— (information)"}
+	fpc := func(decl string) command {
+		args := []string{"analyze", "-j", "2"}
+		if decl != "" {
+			args = append(args, "--declarations", decl)
+		}
+		return command{codes: fpcheckCodes, report: true, name: o.fpcheck, args: append(args, in.RealB.Path)}
+	}
+	var zc command
+	z, zerr := lookTool(o.zstd)
+	if zerr == nil {
+		zc = command{codes: toolCodes, name: z, args: []string{"-dc", in.RealB.Path}}
+	}
+	ms := alternate(o.runs, fpc(""), zc, floorCommand(in.RealB.Path, 2), fpc(in.ArmedReal))
+	un, zm, floor, arm := ms[0], ms[1], ms[2], ms[3]
+	if !un.ok() {
+		b.fpcheck, b.result = un.err.Error(), failed
+		return []row{b}
+	}
+	b.fpcheck = timing(un, in.RealB.Bytes)
+	switch {
+	case zerr != nil:
+		b.baseline, b.result = zerr.Error()+": skipped", skipped
+	case !zm.ok():
+		b.baseline, b.result = zm.err.Error(), failed
+	default:
+		b.baseline = "zstd -dc " + timing(zm, in.RealB.Bytes)
+		x := un.wall.Seconds() / zm.wall.Seconds()
+		b.ratio = fmt.Sprintf("%.2f× zstd's time", x) + pairedNote(un.walls, zm.walls)
+		b.result = verdict(x <= 2.5)
+	}
+	if floor.ok() {
+		fl.baseline = "floor " + timing(floor, in.RealB.Bytes)
+		fl.fpcheck = "fpcheck unarmed, as above"
+		fl.ratio = fmt.Sprintf("fpcheck %.2f× the floor's time, cpu %.2f×", un.wall.Seconds()/floor.wall.Seconds(), un.cpu.Seconds()/floor.cpu.Seconds()) +
+			pairedNote(un.walls, floor.walls)
+		if zm.ok() {
+			fl.ratio += fmt.Sprintf("; the floor %.2f× zstd's time", floor.wall.Seconds()/zm.wall.Seconds())
+		}
+		fl.result = "—"
+	} else {
+		fl.baseline, fl.result = floor.err.Error(), failed
+	}
+	armed.baseline = "unarmed " + timing(un, in.RealB.Bytes)
+	if !arm.ok() {
+		armed.fpcheck, armed.result = arm.err.Error(), failed
+	} else {
+		armed.fpcheck = timing(arm, in.RealB.Bytes)
+		x := pairedMedian(arm.cpus, un.cpus)
+		armed.ratio = fmt.Sprintf("cpu %.2f× unarmed (median of pairs; best runs %.2f×)", x, arm.cpu.Seconds()/un.cpu.Seconds())
+		armed.result = verdict(x <= 1.5)
+	}
+	return []row{b, armed, fl}
+}
+
+// floorCommand runs the floor's work in a child process.
+func floorCommand(path string, threads int) command {
+	self, err := os.Executable()
+	if err != nil {
+		return command{}
+	}
+	return command{codes: toolCodes, name: self, args: []string{"-floor", path, "-threads", strconv.Itoa(threads)}}
+}
+
+// rssRows measure fpcheck's peak RSS on one stream, unarmed (when
+// unarmedMax is set) and with every check armed, once each: a resident
+// set does not drift as times do.
+func rssRows(o options, what, path, decl string, size, floor int64, unarmedMax, armedMax float64) []row {
+	var rows []row
+	one := func(label string, limit float64, args ...string) {
+		r := row{name: fmt.Sprintf("%s %s, peak RSS, %s", what, mb(size), label), baseline: "—", target: fmt.Sprintf("< %.0f MB", limit/1e6)}
+		cmd := command{codes: fpcheckCodes, report: true, name: o.fpcheck, args: append(append([]string{"analyze"}, args...), path)}
+		m := alternate(1, cmd)[0]
+		if !m.ok() {
+			r.fpcheck, r.result = m.err.Error(), failed
+		} else {
+			r.fpcheck = fmt.Sprintf("%s (floor %s)", mb(m.maxRSS), mb(floor))
+			r.ratio = timing(m, size)
+			r.result = verdict(m.maxRSS > 0 && float64(m.maxRSS) < limit)
+		}
+		rows = append(rows, r)
+	}
+	if unarmedMax > 0 {
+		one("unarmed", unarmedMax)
+	}
+	one("armed", armedMax, "--declarations", decl)
+	return rows
+}
+
+// ratioRow compares the compression ratios: the generator's stream is to
+// compress like real recordings, within 2× of the corpus's own ratio.
+func ratioRow(in inputs) row {
+	gen := ratioOf(in.StreamBytes, in.StreamZst)
+	r := row{name: "(r) zstd -3 ratio: generator's stream vs the corpus's recordings", target: "within 2× of the corpus's"}
+	r.baseline = fmt.Sprintf("corpus %.1f× (each stream alone), real-shaped %.0f×", in.CorpusRatio, in.RealB.ratio())
+	r.fpcheck = fmt.Sprintf("generator %.1f×", gen)
+	if in.CorpusRatio <= 0 || gen <= 0 {
+		r.result = failed
+		return r
+	}
+	r.ratio = fmt.Sprintf("%.2f× the corpus's", gen/in.CorpusRatio)
+	r.result = verdict(gen >= in.CorpusRatio/2 && gen <= in.CorpusRatio*2)
+	return r
 }
