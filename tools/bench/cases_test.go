@@ -56,6 +56,8 @@ func TestOutcome(t *testing.T) {
 		{measurement{code: 3}, "completed (exit 3)", true},
 		{measurement{code: 2, tail: "RESULT exit 2\n…\nx.jsonl: line 9: run \"r\" keeps more than 512 MiB of events in memory (limit set by --max-run-bytes)\n"},
 			"stopped at --max-run-bytes (exit 2)", true},
+		{measurement{code: 2, tail: "  x.jsonl: line 9: run \"r\" keeps more than 512 MiB (limit set by\n      --max-run-bytes)\n"},
+			"stopped at --max-run-bytes (exit 2)", true},
 		{measurement{code: 2, tail: "x.jsonl: cannot open: permission denied\n"}, "exit 2 naming no limit: x.jsonl: cannot open: permission denied", false},
 		{measurement{code: 4}, "out of memory (exit 4)", false},
 		{measurement{code: -1, timedOut: true, wall: 600 * time.Second}, "did not finish in 600.00 s", false},

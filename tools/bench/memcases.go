@@ -86,8 +86,9 @@ var memCases = []memCase{
 // 3), a stop (2, judged by whether it names a limit) or out of memory (4).
 var memCodes = []int{0, 1, 2, 3, 4}
 
-// limitRE finds the limit a stopped input names.
-var limitRE = regexp.MustCompile(`limit set by (--[a-z-]+)`)
+// limitRE finds the limit a stopped input names, across the line breaks
+// of a wrapped text report.
+var limitRE = regexp.MustCompile(`limit\s+set\s+by\s+(--[a-z-]+)`)
 
 // outcome says how a memory case ended: completed with its exit code, or
 // stopped at a named limit. ok is false for anything else (an exit 2
