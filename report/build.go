@@ -15,6 +15,7 @@ import (
 // not be read is a fact of the report, not an error of Build.
 func Build(inputs []InputResult, opts Options) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Options: opts, Sources: inputs}
+	var facts []runFacts
 	for _, in := range inputs {
 		if in.NotRecording {
 			r.Skipped = append(r.Skipped, skippedInput(in))
@@ -36,7 +37,9 @@ func Build(inputs []InputResult, opts Options) *Report {
 				rr.Input = input.Path
 			}
 			rr.Damage = append(append(inputDamage(in.Stats, rr), rr.Damage...), ledgerDamage(rr.Recorded)...)
-			r.Runs = append(r.Runs, buildRun(rr, input, opts))
+			run := buildRun(rr, input, opts)
+			r.Runs = append(r.Runs, run)
+			facts = append(facts, factsOf(rr, &run, input.Format, len(r.Inputs)))
 		}
 		r.Inputs = append(r.Inputs, input)
 	}
@@ -45,9 +48,15 @@ func Build(inputs []InputResult, opts Options) *Report {
 		all = append(all, in.Runs...)
 	}
 	r.Declarations = holdDeclarations(r, all, opts)
+	foldCopies(r, facts)
 	linkRuns(r)
 	for i := range r.Runs {
-		r.Runs[i].Notes = append(runNotes(&r.Runs[i]), baselineNotes(&r.Runs[i])...)
+		run := &r.Runs[i]
+		run.Notes = append(runNotes(run), baselineNotes(run)...)
+		for j := range run.Copies {
+			alone := run.Copies[j].alone
+			alone.Notes = append(runNotes(alone), baselineNotes(alone)...)
+		}
 	}
 	r.Baseline = summarizeBaseline(opts.Baseline, opts.Today, r.Runs)
 	return r

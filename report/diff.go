@@ -342,21 +342,17 @@ func runUnmeasured(run *Run) (bool, string) {
 // every finding either way.
 func NewDiff(base, head *Report, pairs []InputPair, o DiffOptions) *Diff {
 	d := &Diff{SchemaVersion: DiffSchemaVersion, Options: o, Base: base, Head: head}
-	baseRuns, headRuns := runsByInput(base), runsByInput(head)
+	baseRuns, headRuns := inputRuns(base), inputRuns(head)
 	for _, p := range pairs {
 		id := InputDiff{Name: p.Name}
 		var bRuns, hRuns []*Run
 		if p.Base >= 0 {
 			id.Base = &base.Inputs[p.Base]
-			for _, ri := range baseRuns[p.Base] {
-				bRuns = append(bRuns, &base.Runs[ri])
-			}
+			bRuns = baseRuns[p.Base]
 		}
 		if p.Head >= 0 {
 			id.Head = &head.Inputs[p.Head]
-			for _, ri := range headRuns[p.Head] {
-				hRuns = append(hRuns, &head.Runs[ri])
-			}
+			hRuns = headRuns[p.Head]
 		}
 		if id.Name == "" {
 			switch {

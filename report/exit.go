@@ -118,7 +118,10 @@ type Summary struct {
 	Damaged, LostRuns int
 	// StoppedRuns counts the inputs with a run stopped at a limit of its
 	// own (Input.StoppedRuns).
-	StoppedRuns   int
+	StoppedRuns int
+	// Copies counts the inputs' runs that are copies of a run counted
+	// once, elsewhere (Run.Copies); they are not in Runs.
+	Copies        int
 	Conversations int
 	ExitCode      int
 }
@@ -141,6 +144,7 @@ func (r *Report) Summarize() Summary {
 		}
 	}
 	for _, run := range r.Runs {
+		s.Copies += len(run.Copies)
 		if run.Damaged() {
 			s.Damaged++
 		}

@@ -72,6 +72,8 @@ func formatCases() []formatCase {
 		{name: "damaged", inputs: []string{"report/full.jsonl", "report/interleaved.jsonl"}, tweak: addDamage},
 		{name: "damaged-allowed", inputs: []string{"report/full.jsonl"}, opts: Options{AllowDamaged: true}, tweak: addDamage},
 		{name: "baseline", inputs: []string{"report/mixed.jsonl", "formats/defect.jsonl"}, opts: Options{Baseline: testBaseline(), Today: testToday}},
+		{name: "copies", inputs: []string{"copies/cut.jsonl", "copies/run.jsonl", "copies/run.json"}},
+		{name: "copies-disagree", inputs: []string{"copies/greener.jsonl", "copies/run.jsonl"}},
 	}
 }
 
@@ -482,6 +484,16 @@ func TestJUnitParsesBackWithReportCounts(t *testing.T) {
 			for _, rr := range r.Runs {
 				found := false
 				for _, s := range props.Suites {
+					// A copy's suite names the run it is a copy of and
+					// holds no test: the run's own suite does.
+					if slices.ContainsFunc(s.Props, func(p struct {
+						Name  string `xml:"name,attr"`
+						Value string `xml:"value,attr"`
+					}) bool {
+						return p.Name == "copyOf"
+					}) {
+						continue
+					}
 					for _, p := range s.Props {
 						if p.Name == "runId" && p.Value == Sanitize(rr.RunID) {
 							found = true

@@ -61,9 +61,13 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 				Sanitize(u.Sentence(dr.Source)+"."))
 		}
 	}
+	copies := copiesByInput(r)
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
 		file := Sanitize(displayRel(in.Path, o.Root))
+		for _, c := range copies[i] {
+			ghCommand(&b, "notice", file, c.line(), "fpcheck: copy of a run", Sanitize(copyOfSentence(c)))
+		}
 		switch {
 		case in.Error != "":
 			ghCommand(&b, "error", file, 0, "fpcheck: unreadable input",
@@ -104,6 +108,10 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 			line := int64(0)
 			if run.LineNumbers {
 				line = run.FirstLine
+			}
+			if len(run.Conflicts) > 0 {
+				ghCommand(&b, "warning", file, line, "fpcheck: disagreeing copies",
+					Sanitize(fmt.Sprintf("Run %s: %s", runLabel(run), strings.TrimPrefix(conflictNote(run), "⚠ "))))
 			}
 			switch {
 			case run.Verdict == VerdictUnmeasured:

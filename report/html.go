@@ -103,6 +103,16 @@ type htmlPage struct {
 	Replayed               bool
 	InputsWithNotes        []htmlInput
 	UnreadableInputs       []htmlInput
+	// Declarations is the declarations file's headline held against the
+	// recordings, and Unseen one sentence per declared tool no run
+	// showed; DeclarationsFail is set when --strict-declarations makes
+	// them fail the gate.
+	Declarations     string
+	Unseen           []string
+	DeclarationsFail bool
+	// Skipped are the files a directory walk left out and the paths
+	// --exclude kept out, one line each.
+	Skipped []string
 }
 
 type htmlInput struct {
@@ -110,6 +120,9 @@ type htmlInput struct {
 	Lines, Events, Blank, Malformed int64
 	Runs                            int
 	Error                           string
+	// Copies counts the input's runs judged as copies in JudgedIn.
+	Copies   int
+	JudgedIn string
 	// Notes state the input's reading, its problems included.
 	Notes []string
 }
@@ -269,10 +282,23 @@ func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
 	for _, d := range dispositionOrder {
 		p.Dispositions = append(p.Dispositions, dispositionName(d))
 	}
-	for _, in := range r.Inputs {
+	if dr := r.Declarations; dr != nil {
+		p.Declarations, p.DeclarationsFail = dr.Headline(), dr.Strict && len(dr.Unseen) > 0
+		for _, u := range dr.Unseen {
+			p.Unseen = append(p.Unseen, u.Sentence(dr.Source)+".")
+		}
+	}
+	for _, sk := range r.Skipped {
+		p.Skipped = append(p.Skipped, sk.Line())
+	}
+	summaries := r.InputSummaries()
+	for i, in := range r.Inputs {
 		hi := htmlInput{Path: displayPath(in.Path), Format: in.Format, Compression: in.Compression,
 			Lines: in.Lines, Events: in.Events, Blank: in.Blank, Malformed: in.Malformed,
-			Runs: in.RunCount, Error: in.Error, Notes: in.Notes}
+			Runs: in.RunCount, Error: in.Error, Notes: in.Notes, Copies: in.Copies}
+		if i < len(summaries) {
+			hi.JudgedIn = strings.Join(mapSlice(summaries[i].JudgedIn, displayPath), ", ")
+		}
 		p.Inputs = append(p.Inputs, hi)
 		if in.Error != "" {
 			p.UnreadableInputs = append(p.UnreadableInputs, hi)

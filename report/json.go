@@ -96,6 +96,7 @@ type jsonInput struct {
 	NoEventsKey   bool                `json:"noEventsKey"`
 	Producer      string              `json:"producer,omitempty"`
 	RunCount      int                 `json:"runCount"`
+	Copies        int                 `json:"copies"`
 	HeadMissing   []string            `json:"headMissingRuns"`
 	Error         *string             `json:"error"`
 	Notes         []string            `json:"notes"`
@@ -106,32 +107,34 @@ type jsonInput struct {
 }
 
 type jsonRun struct {
-	Input           string        `json:"input"`
-	RunID           string        `json:"runId"`
-	SessionID       *string       `json:"sessionId"`
-	Events          int           `json:"events"`
-	HeadMissing     bool          `json:"headMissing"`
-	Recorded        jsonSide      `json:"recorded"`
-	Replayed        *jsonSide     `json:"replayed,omitempty"`
-	Findings        []jsonFinding `json:"findings"`
-	Verdict         Verdict       `json:"verdict"`
-	FirstLine       int64         `json:"firstLine"`
-	Turn            *int          `json:"turn"`
-	Turns           *int          `json:"turns"`
-	AlsoIn          []string      `json:"alsoIn"`
-	AlsoInMore      int           `json:"alsoInMore,omitempty"`
-	Defects         int           `json:"defects"`
-	Advisories      int           `json:"advisories"`
-	Drift           *int          `json:"drift,omitempty"`
-	Matching        int           `json:"matching"`
-	Omitted         int           `json:"omitted"`
-	Headline        string        `json:"headline"`
-	Notes           []string      `json:"notes"`
-	CheckerDead     *string       `json:"checkerDead"`
-	Baselined       int           `json:"baselined,omitempty"`
-	EvidenceDamaged bool          `json:"evidenceDamaged"`
-	DamagedOnly     bool          `json:"damagedOnly"`
-	Damage          []jsonDamage  `json:"damage"`
+	Input           string         `json:"input"`
+	RunID           string         `json:"runId"`
+	SessionID       *string        `json:"sessionId"`
+	Events          int            `json:"events"`
+	HeadMissing     bool           `json:"headMissing"`
+	Recorded        jsonSide       `json:"recorded"`
+	Replayed        *jsonSide      `json:"replayed,omitempty"`
+	Findings        []jsonFinding  `json:"findings"`
+	Verdict         Verdict        `json:"verdict"`
+	FirstLine       int64          `json:"firstLine"`
+	Turn            *int           `json:"turn"`
+	Turns           *int           `json:"turns"`
+	AlsoIn          []string       `json:"alsoIn"`
+	AlsoInMore      int            `json:"alsoInMore,omitempty"`
+	Copies          []jsonCopy     `json:"copies"`
+	Conflicts       []jsonConflict `json:"disagreeing"`
+	Defects         int            `json:"defects"`
+	Advisories      int            `json:"advisories"`
+	Drift           *int           `json:"drift,omitempty"`
+	Matching        int            `json:"matching"`
+	Omitted         int            `json:"omitted"`
+	Headline        string         `json:"headline"`
+	Notes           []string       `json:"notes"`
+	CheckerDead     *string        `json:"checkerDead"`
+	Baselined       int            `json:"baselined,omitempty"`
+	EvidenceDamaged bool           `json:"evidenceDamaged"`
+	DamagedOnly     bool           `json:"damagedOnly"`
+	Damage          []jsonDamage   `json:"damage"`
 	// AnswerValidation is present only for a run whose declarations ask
 	// for one (validation.go).
 	AnswerValidation []jsonAnswerValidation `json:"answerValidation,omitempty"`
@@ -366,6 +369,7 @@ func jsonInputOf(in Input) jsonInput {
 		NoEventsKey:   in.NoEventsKey,
 		Producer:      in.Producer,
 		RunCount:      in.RunCount,
+		Copies:        in.Copies,
 		HeadMissing:   nonNil(in.HeadMissing),
 		Error:         nullString(in.Error),
 		Notes:         nonNil(in.Notes),
@@ -396,6 +400,8 @@ func jsonRunOf(r *Report, run Run) jsonRun {
 		FirstLine:   run.FirstLine,
 		AlsoIn:      nonNil(run.AlsoIn),
 		AlsoInMore:  run.AlsoInMore,
+		Copies:      jsonCopiesOf(run.Copies),
+		Conflicts:   jsonConflictsOf(run.Conflicts),
 		Defects:     run.Defects,
 		Advisories:  run.Advisories,
 		Matching:    run.Matching,
@@ -536,4 +542,37 @@ func nonNilMap(m map[string]int64) map[string]int64 {
 		return map[string]int64{}
 	}
 	return m
+}
+
+// jsonCopy is an input holding a copy of the run (copies.go).
+type jsonCopy struct {
+	Input       string   `json:"input"`
+	Format      string   `json:"format"`
+	Events      int      `json:"events"`
+	FirstLine   int64    `json:"firstLine"`
+	Verdict     Verdict  `json:"verdict"`
+	Differences []string `json:"differences"`
+}
+
+// jsonConflict is an input sharing events with the run that is no copy of
+// it.
+type jsonConflict struct {
+	Input string `json:"input"`
+	Why   string `json:"why"`
+}
+
+func jsonCopiesOf(cs []RunCopy) []jsonCopy {
+	out := make([]jsonCopy, len(cs))
+	for i, c := range cs {
+		out[i] = jsonCopy{Input: c.Input, Format: c.Format, Events: c.Events, FirstLine: c.FirstLine, Verdict: c.Verdict, Differences: nonNil(c.Differences)}
+	}
+	return out
+}
+
+func jsonConflictsOf(cs []RunConflict) []jsonConflict {
+	out := make([]jsonConflict, len(cs))
+	for i, c := range cs {
+		out[i] = jsonConflict{Input: c.Input, Why: c.Why}
+	}
+	return out
 }

@@ -13,8 +13,11 @@ import (
 // the JSON report's runs, and then one line states the input. Facts that
 // need every input (a run split across inputs, a conversation whose turns
 // lie in several inputs) are the JSON report's; here turn and turns count
-// within the input and alsoIn is empty. The last line is the summary, with
-// the exit code of the whole. docs/json-schema.md ("jsonl") documents the
+// within the input and alsoIn is empty. Copies of one run in several inputs
+// are the exception, because they change what the whole counts: after the
+// inputs, one "copies" line per run held in several inputs names them. The
+// last line is the summary, with the exit code of the whole, which counts
+// each copied run once. docs/json-schema.md ("jsonl") documents the
 // lines.
 
 // jsonlRun is a run's line: the JSON report's run object, tagged.
@@ -81,9 +84,31 @@ func (j *JSONLWriter) Input(in InputResult) error {
 	return err
 }
 
-// Summary writes the closing line for the whole report r.
+// jsonlCopies states, once every input is read, a run that other inputs
+// hold copies of (or that disagreeing copies share events with): the run
+// lines of those inputs judged each alone, and the whole counts it once.
+type jsonlCopies struct {
+	Type      string         `json:"type"`
+	RunID     string         `json:"runId"`
+	Input     string         `json:"input"`
+	Copies    []jsonCopy     `json:"copies"`
+	Conflicts []jsonConflict `json:"disagreeing"`
+}
+
+// Summary writes the closing lines for the whole report r: the copies of
+// runs across inputs, then the summary.
 func (j *JSONLWriter) Summary(r *Report) error {
 	j.buf.Reset()
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if len(run.Copies)+len(run.Conflicts) == 0 {
+			continue
+		}
+		if err := j.enc.Encode(jsonlCopies{Type: "copies", RunID: run.RunID, Input: run.Input,
+			Copies: jsonCopiesOf(run.Copies), Conflicts: jsonConflictsOf(run.Conflicts)}); err != nil {
+			return err
+		}
+	}
 	if err := j.enc.Encode(jsonlSummary{
 		Type: "summary", SchemaVersion: r.SchemaVersion, Inputs: len(r.Inputs), Runs: len(r.Runs),
 		Options: jsonOptionsOf(r.Options), Bound: Bound, ExitCode: r.ExitCode(),

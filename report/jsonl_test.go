@@ -84,7 +84,7 @@ func TestJSONLAgainstJSONReport(t *testing.T) {
 				}
 				var skip []string
 				if len(want["alsoIn"].([]any)) > 0 {
-					skip = append(skip, "alsoIn", "notes")
+					skip = append(skip, "alsoIn", "notes", "disagreeing")
 				}
 				if len(inputsOf[want["sessionId"]]) > 1 {
 					skip = append(skip, "turn", "turns")

@@ -111,11 +111,15 @@ func (s *junitSuites) write(w io.Writer) error {
 // reason, when it was not measured in the run; it passes when it checked
 // something and nothing of it fails the gate. An unmeasured run also has
 // an "evidence" testcase, skipped with why. An unreadable input is one
-// errored case and an input with no run one skipped case. Strings from
-// recordings pass through Sanitize: CI pages show them.
+// errored case and an input with no run one skipped case. A copy of a run
+// judged in another input is a suite of its input with no testcase and a
+// copyOf property: the run is tested once, where it is judged, and that
+// suite lists its copies. Strings from recordings pass through Sanitize: CI
+// pages show them.
 func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 	suites := junitSuites{Name: "fpcheck"}
 	rules := o.rules()
+	copies := copiesByInput(r)
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
 		// An input with no file path (stdin, an object in a bucket) is
@@ -133,7 +137,7 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 			ps = append(ps, extra...)
 			return &junitProperties{Property: append(ps, junitProperty{Name: "bound", Value: Bound})}
 		}
-		if len(idx) == 0 {
+		if len(idx)+len(copies[i]) == 0 {
 			suite := junitSuite{Name: rel, Properties: props()}
 			if len(in.Notes) > 0 {
 				suite.SystemOut = sanitizeLines(in.Notes)
@@ -149,19 +153,35 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 			suites.add(suite)
 			continue
 		}
+		held := len(idx) + len(copies[i])
+		place := func(n int) (class, name string) {
+			if held > 1 {
+				return fmt.Sprintf("%s#%d", rel, n+1), fmt.Sprintf("%s run %d of %d", rel, n+1, held)
+			}
+			return rel, rel
+		}
 		for n, ri := range idx {
 			run := &r.Runs[ri]
-			class, name := rel, rel
-			if len(idx) > 1 {
-				class = fmt.Sprintf("%s#%d", rel, n+1)
-				name = fmt.Sprintf("%s run %d of %d", rel, n+1, len(idx))
+			class, name := place(n)
+			extra := []junitProperty{
+				{Name: "runId", Value: Sanitize(run.RunID)},
+				{Name: "verdict", Value: string(run.Verdict)}}
+			if len(run.Copies) > 0 {
+				var where []string
+				for _, c := range run.Copies {
+					where = append(where, Sanitize(displayRel(c.Input, o.Root)))
+				}
+				extra = append(extra, junitProperty{Name: "copies", Value: strings.Join(where, ", ")})
 			}
-			suite := junitSuite{Name: name, Properties: props(
-				junitProperty{Name: "runId", Value: Sanitize(run.RunID)},
-				junitProperty{Name: "verdict", Value: string(run.Verdict)})}
+			suite := junitSuite{Name: name, Properties: props(extra...)}
 			out := []string{run.Headline}
 			if n == 0 {
 				out = append(append([]string{}, in.Notes...), out...)
+			}
+			for _, note := range run.Notes {
+				if strings.HasPrefix(note, copiesPrefix) || len(run.Conflicts) > 0 && note == conflictNote(run) {
+					out = append(out, note)
+				}
 			}
 			suite.SystemOut = sanitizeLines(append(out, Bound))
 			for _, c := range junitRunCases(r, run, rules, class) {
@@ -171,6 +191,16 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 				suite.add(junitCase{Name: "evidence", Classname: class, Skipped: &junitSkipped{
 					Message: Sanitize("unmeasured: " + unmeasuredWhy(run))}})
 			}
+			suites.add(suite)
+		}
+		// A copy of a run judged in another input is no test here: the
+		// suite says where it was counted, so the input is not missing.
+		for n, c := range copies[i] {
+			_, name := place(len(idx) + n)
+			suite := junitSuite{Name: name, Properties: props(
+				junitProperty{Name: "runId", Value: Sanitize(c.alone.RunID)},
+				junitProperty{Name: "copyOf", Value: Sanitize(displayRel(c.judgedIn, o.Root))})}
+			suite.SystemOut = sanitizeLines([]string{copyOfSentence(c), Bound})
 			suites.add(suite)
 		}
 	}

@@ -133,6 +133,7 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 	cells := func(c ...string) { m.line("| " + strings.Join(c, " | ") + " |") }
 	cells(head...)
 	cells(align...)
+	copies := copiesByInput(r)
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
 		path := MarkdownEscape(displayPath(in.Path))
@@ -159,6 +160,10 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 			}
 			cells(append(row, verdictMark(run.Verdict, r.Options.AllowUnmeasured))...)
 		}
+		// A copy is a row of its input, counted where it is judged.
+		for _, c := range copies[i] {
+			cells(append(append([]string{path, MarkdownEscape(runLabel(c.alone))}, dash[1:]...), "copy, counted in "+MarkdownEscape(displayPath(c.judgedIn)))...)
+		}
 	}
 	for i := range r.Inputs {
 		in := &r.Inputs[i]
@@ -169,9 +174,23 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 			m.line("Unreadable: " + MarkdownEscape(in.Error) + ". Nothing from this input was judged.")
 		}
 	}
+	var copied []string
+	for i := range r.Runs {
+		if run := &r.Runs[i]; len(run.Copies) > 0 {
+			copied = append(copied, fmt.Sprintf("%s · %s: %s", displayPath(run.Input), runLabel(run), copyNote(run)))
+		}
+	}
+	if len(copied) > 0 {
+		m.line("")
+		m.line("### Copies of runs")
+		m.line("")
+		for _, c := range copied {
+			m.line("- " + MarkdownEscape(c))
+		}
+	}
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		if run.Verdict == VerdictGreen && len(run.Findings) == 0 {
+		if run.Verdict == VerdictGreen && len(run.Findings) == 0 && len(run.Conflicts) == 0 {
 			continue
 		}
 		m.line("")

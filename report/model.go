@@ -230,6 +230,10 @@ type Input struct {
 	LostRuns []recording.Loss
 	// Notes are the loss-accounting sentences, in reading order.
 	Notes []string
+	// Copies counts the runs of this input that are copies of a run judged
+	// in another input (Run.Copies); they are left out of Report.Runs, so
+	// RunCount - Copies of the input's runs are there.
+	Copies int
 }
 
 // Run is one run's report: the recorded evidence (and, once a replay exists,
@@ -264,6 +268,12 @@ type Run struct {
 	// of them in input order; AlsoInMore counts the others.
 	AlsoIn     []string
 	AlsoInMore int
+	// Copies are the other inputs holding a copy of this run (copies.go):
+	// the run is counted and judged once, here, on the most complete copy.
+	Copies []RunCopy
+	// Conflicts are inputs that hold the run id and share events with this
+	// run but are no copy of it; each side is judged on its own.
+	Conflicts []RunConflict
 
 	Recorded Side
 	// Replayed is nil until a replay produced evidence for the run.
@@ -463,6 +473,10 @@ type RunResult struct {
 	// an older saved report, was not).
 	Tools     []string `json:"tools"`
 	ToolsRead bool     `json:"toolsRead"`
+	// Print tells a copy of the run in another input from a part of it
+	// (copies.go); nil in a report saved before it existed, and a run
+	// without one is never taken for a copy.
+	Print *RunPrint `json:"print"`
 	// Explain is the run as loaded, kept for a report that shows each
 	// finding whole (the HTML report); nil otherwise, and never saved.
 	Explain *ExplainSource `json:"-"`
@@ -487,5 +501,6 @@ func NewRunResult(run *recording.Run) RunResult {
 		HeadMissing: run.HeadMissing,
 		FirstLine:   run.FirstLine,
 		Recorded:    replay.Recorded(run.Events),
+		Print:       printOf(run.Events),
 	}
 }

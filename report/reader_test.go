@@ -197,6 +197,7 @@ func splitRuns(events []recording.Event, display string) []RunResult {
 			HeadMissing: first.Type != recording.TypeRunConfigured && first.Type != recording.TypeTurnStart,
 			FirstLine:   firstLine,
 			Recorded:    replay.Recorded(evs),
+			Print:       printOf(evs),
 		})
 	}
 	return runs

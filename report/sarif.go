@@ -313,8 +313,14 @@ func (b *sarifBuilder) findingResult(run *Run, f Finding) sarifResult {
 // unmeasured runs. A SARIF consumer that shows only results would
 // otherwise read those as clean.
 func (b *sarifBuilder) inputNotifications(r *Report) {
+	copies := copiesByInput(r)
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
+		for _, c := range copies[i] {
+			b.notes = append(b.notes, sarifNotification{Level: "note",
+				Message:   sarifText{Text: copyOfSentence(c)},
+				Locations: b.location(c.Input, c.line())})
+		}
 		switch {
 		case in.Error != "":
 			b.notes = append(b.notes, sarifNotification{Level: "error",
@@ -340,6 +346,11 @@ func (b *sarifBuilder) inputNotifications(r *Report) {
 			line := int64(0)
 			if run.LineNumbers {
 				line = run.FirstLine
+			}
+			if len(run.Conflicts) > 0 {
+				b.notes = append(b.notes, sarifNotification{Level: "warning",
+					Message:   sarifText{Text: fmt.Sprintf("Run %s: %s", runLabel(run), strings.TrimPrefix(conflictNote(run), "⚠ "))},
+					Locations: b.location(run.Input, line)})
 			}
 			switch {
 			case run.Verdict == VerdictUnmeasured:
@@ -444,7 +455,7 @@ func summaryProps(r *Report, s Summary) map[string]any {
 	return map[string]any{
 		"inputs": s.Inputs, "unreadable": s.Unreadable, "emptyInputs": s.Empty,
 		"runs": s.Runs, "green": s.Green, "withDefects": s.Defects, "unmeasured": s.Unmeasured,
-		"damaged": s.Damaged, "lostRuns": s.LostRuns,
+		"damaged": s.Damaged, "lostRuns": s.LostRuns, "copies": s.Copies,
 		"defects": defects, "advisories": advisories, "baselined": baselined,
 	}
 }

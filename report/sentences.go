@@ -445,10 +445,28 @@ func runNotes(run *Run) []string {
 	if run.Damaged() && run.HeadlineKind != HeadlineDamaged {
 		notes = append(notes, "⚠ Evidence damaged: "+damageText(run)+".")
 	}
-	if len(run.AlsoIn) > 0 {
-		where := strings.Join(run.AlsoIn, ", ")
+	if len(run.Copies) > 0 {
+		notes = append(notes, copyNote(run))
+	}
+	if len(run.Conflicts) > 0 {
+		notes = append(notes, conflictNote(run))
+	}
+	// The inputs that share no event with this run hold other parts of it.
+	var split []string
+	for _, in := range run.AlsoIn {
+		if !slices.ContainsFunc(run.Conflicts, func(c RunConflict) bool { return c.Input == in }) {
+			split = append(split, in)
+		}
+	}
+	if len(split) > 0 || run.AlsoInMore > 0 {
+		where := strings.Join(split, ", ")
 		if run.AlsoInMore > 0 {
-			where += fmt.Sprintf(" and %s", count(run.AlsoInMore, "more input", "more inputs"))
+			more := count(run.AlsoInMore, "more input", "more inputs")
+			if where == "" {
+				where = more
+			} else {
+				where += " and " + more
+			}
 		}
 		notes = append(notes, fmt.Sprintf("⚠ Events of this run id also appear in %s: the run is split across inputs, and each part is judged on its own.", where))
 	}

@@ -18,7 +18,9 @@ const ShortLine = `^(.+):(\d+): (\S+@\S+): (.*)$`
 // RenderShort writes every listed finding as PATH:LINE: kind@seam: message,
 // at the finding's anchor (the event that carried it, or the call it
 // judged; the run's first line when nothing narrower is known), then one
-// line per unmeasured run at its first line, and a closing RESULT line with
+// line per unmeasured run at its first line, one per disagreeing copies and
+// one per copy of a run judged elsewhere (copy@run, at the copy's own
+// input), and a closing RESULT line with
 // the exit code, so an empty list can never pass for a clean one.
 func RenderShort(w io.Writer, r *Report) error {
 	sw := &shortWriter{w: w}
@@ -43,6 +45,14 @@ func RenderShort(w io.Writer, r *Report) error {
 				why = "evidence damaged"
 			}
 			sw.finding(run.Input, line, "unmeasured@run", "run "+orNone(run.RunID)+": "+why+"; no evidence its checks ran, not a clean run")
+		}
+		_, line := anchorLine(run, Finding{})
+		if len(run.Conflicts) > 0 {
+			sw.finding(run.Input, line, "disagreeing@run", "run "+orNone(run.RunID)+": "+strings.TrimPrefix(conflictNote(run), "⚠ "))
+		}
+		for j := range run.Copies {
+			c := &run.Copies[j]
+			sw.finding(c.Input, c.line(), "copy@run", copyOfSentence(c))
 		}
 	}
 	s := r.Summarize()

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,15 +20,21 @@ type InputSummary struct {
 	// ExitCode is the code this input alone would give, under the same
 	// rules and precedence as Report.ExitCode.
 	ExitCode int
+	// Copies counts the input's runs that are copies of a run judged in
+	// another input (counted in Runs and by their own verdict, as the
+	// input alone would give); JudgedIn names those inputs, in order.
+	Copies   int
+	JudgedIn []string
 }
 
 // runsByInput returns, for each input, the indices of its runs in r.Runs.
-// Build appends each input's runs contiguously, RunCount of them.
+// Build appends each input's runs contiguously, RunCount of them less the
+// copies judged in another input.
 func runsByInput(r *Report) [][]int {
 	out := make([][]int, len(r.Inputs))
 	next := 0
 	for i, in := range r.Inputs {
-		for j := 0; j < in.RunCount && next < len(r.Runs); j++ {
+		for j := 0; j < in.RunCount-in.Copies && next < len(r.Runs); j++ {
 			out[i] = append(out[i], next)
 			next++
 		}
@@ -38,12 +45,22 @@ func runsByInput(r *Report) [][]int {
 // InputSummaries counts each input's runs by outcome, in input order.
 func (r *Report) InputSummaries() []InputSummary {
 	var out []InputSummary
+	copies := copiesByInput(r)
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
-		s := InputSummary{Path: in.Path, Error: in.Error, Runs: len(idx)}
+		s := InputSummary{Path: in.Path, Error: in.Error, Runs: len(idx) + len(copies[i]), Copies: len(copies[i])}
 		code := r.Options.inputCode(&in)
+		runs := make([]*Run, 0, s.Runs)
 		for _, ri := range idx {
-			run := &r.Runs[ri]
+			runs = append(runs, &r.Runs[ri])
+		}
+		for _, c := range copies[i] {
+			runs = append(runs, c.alone)
+			if !slices.Contains(s.JudgedIn, c.judgedIn) {
+				s.JudgedIn = append(s.JudgedIn, c.judgedIn)
+			}
+		}
+		for _, run := range runs {
 			switch run.Verdict {
 			case VerdictDefects:
 				s.WithDefects++
@@ -85,7 +102,22 @@ func (s InputSummary) Line() string {
 	if len(counts) > 0 {
 		line += " (" + strings.Join(counts, ", ") + ")"
 	}
+	if s.Copies > 0 {
+		what := "a copy of a run"
+		if s.Copies > 1 {
+			what = fmt.Sprintf("%d of them copies of runs", s.Copies)
+		}
+		line += fmt.Sprintf("; %s judged in %s, counted there", what, strings.Join(mapSlice(s.JudgedIn, displayPath), ", "))
+	}
 	return line
+}
+
+func mapSlice(ss []string, f func(string) string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = f(s)
+	}
+	return out
 }
 
 // textExtras writes what comes between the runs and the closing line: the
@@ -226,6 +258,9 @@ func (s Summary) inputsAndRuns() string {
 	}
 	if s.Damaged > 0 {
 		line += fmt.Sprintf(" (%d with damaged evidence)", s.Damaged)
+	}
+	if s.Copies > 0 {
+		line += fmt.Sprintf("; %s of them in other inputs, counted once", count(s.Copies, "copy", "copies"))
 	}
 	return line
 }

@@ -384,7 +384,7 @@ func sideName(s *Side, run *Run) string {
 // said without --ledger: a warning, or a pass owed to the app's word (an
 // excused argument) rather than to the evidence.
 func noteWeakens(n string) bool {
-	return strings.HasPrefix(n, "⚠") || strings.HasPrefix(n, "Excused")
+	return strings.HasPrefix(n, "⚠") || strings.HasPrefix(n, "Excused") || strings.HasPrefix(n, copiesPrefix)
 }
 
 // runStart says where a run's events begin.

@@ -38,6 +38,7 @@ func TestJSONLAgainstTheJSONReport(t *testing.T) {
 			Input, RunID, Verdict string
 			Defects, Advisories   int
 			Findings              []struct{ Identity string }
+			Copies                []struct{ Input, Verdict string }
 		} `json:"runs"`
 		Inputs   []struct{ Path string }
 		ExitCode int
@@ -47,10 +48,17 @@ func TestJSONLAgainstTheJSONReport(t *testing.T) {
 	}
 	type key struct{ input, run string }
 	want := map[key]int{}
+	// A copy of a run judged in another input has its own line, judged
+	// alone, as its input alone gives it; the JSON report names it
+	// under the run it counts once.
+	copies := map[key]string{}
 	for i, r := range doc.Runs {
 		want[key{r.Input, r.RunID}] = i
+		for _, c := range r.Copies {
+			copies[key{c.Input, r.RunID}] = c.Verdict
+		}
 	}
-	runs, inputs := 0, 0
+	runs, inputs, copyLines, copiesLines := 0, 0, 0, 0
 	for n, line := range lines {
 		var l struct {
 			Type, Input, RunID, Verdict, Path string
@@ -62,6 +70,13 @@ func TestJSONLAgainstTheJSONReport(t *testing.T) {
 		}
 		switch l.Type {
 		case "run":
+			if v, ok := copies[key{l.Input, l.RunID}]; ok {
+				if l.Verdict != v {
+					t.Errorf("line %d: copy %s of %s judged %s; the JSON report says %s", n+1, l.RunID, l.Input, l.Verdict, v)
+				}
+				copyLines++
+				continue
+			}
 			i, ok := want[key{l.Input, l.RunID}]
 			if !ok {
 				t.Fatalf("line %d: run %s of %s is not in the JSON report", n+1, l.RunID, l.Input)
@@ -82,6 +97,8 @@ func TestJSONLAgainstTheJSONReport(t *testing.T) {
 				t.Errorf("line %d: input %s, the JSON report's input %d is %s", n+1, l.Path, inputs, doc.Inputs[inputs].Path)
 			}
 			inputs++
+		case "copies":
+			copiesLines++
 		case "summary":
 			if n != len(lines)-1 || l.ExitCode != doc.ExitCode || l.ExitCode != code {
 				t.Errorf("summary on line %d of %d with exit code %d; the report's is %d, the process's %d", n+1, len(lines), l.ExitCode, doc.ExitCode, code)
@@ -90,8 +107,12 @@ func TestJSONLAgainstTheJSONReport(t *testing.T) {
 			t.Errorf("line %d has type %q", n+1, l.Type)
 		}
 	}
-	if runs != len(doc.Runs) || inputs != len(doc.Inputs) {
-		t.Errorf("%d run lines and %d input lines; the JSON report has %d runs and %d inputs", runs, inputs, len(doc.Runs), len(doc.Inputs))
+	if runs != len(doc.Runs) || inputs != len(doc.Inputs) || copyLines != len(copies) {
+		t.Errorf("%d run lines (and %d of copies) and %d input lines; the JSON report has %d runs (and %d copies) and %d inputs",
+			runs, copyLines, inputs, len(doc.Runs), len(copies), len(doc.Inputs))
+	}
+	if len(copies) > 0 && copiesLines == 0 {
+		t.Errorf("the corpus holds copies of runs and no copies line names them")
 	}
 
 	corpus := corpusPath(t)
