@@ -257,3 +257,27 @@ func BenchmarkRenderHTMLLongRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "bytes/page")
 }
+
+// The HTML report says what the text report says beside the runs: the
+// declared tools no run showed, and the files left out.
+func TestHTMLSaysUnseenAndSkipped(t *testing.T) {
+	r := Build([]InputResult{readTestInput(t, filepath.Join(fixtureDir, "full.jsonl"), "full.jsonl")}, testOptions(Options{}))
+	r.Declarations = &DeclarationsReport{Source: "decl.yaml", Names: 1, Strict: true,
+		Unseen: []UnseenTool{{NamedTool: checks.NamedTool{Name: "backup_statu", Field: "tools", Line: 2}, Suggestion: "backup_status"}}}
+	r.Skipped = append(r.Skipped, SkippedInput{Path: "runs/event.schema.json", Why: "not an agentfootprint recording"})
+	r.Exclude("runs/old", "old")
+	var b bytes.Buffer
+	if err := RenderHTML(&b, r, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"⚠ decl.yaml:2: tools names tool &#34;backup_statu&#34;, which no run of any input offered or called (did you mean backup_status?)",
+		`<span class="badge b-defects">declarations</span>`,
+		"SKIPPED runs/event.schema.json — not an agentfootprint recording",
+		"EXCLUDED runs/old — matches --exclude &#39;old&#39;, so it was not read",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+}

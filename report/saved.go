@@ -64,6 +64,14 @@ type jsonEvidence struct {
 	ExplainFlags []string `json:"explainFlags"`
 	// DeclarationsFile is the declarations file itself; null for none.
 	DeclarationsFile *savedDeclarations `json:"declarationsFile"`
+	// Excluded are the paths --exclude kept out, so that a merge or a
+	// diff of saved reports still says what was not read.
+	Excluded []savedExcluded `json:"excluded"`
+}
+
+type savedExcluded struct {
+	Path    string `json:"path"`
+	Pattern string `json:"pattern"`
 }
 
 type savedDeclarations struct {
@@ -92,6 +100,12 @@ func jsonEvidenceOf(r *Report) *jsonEvidence {
 		Total:        p.Total,
 		Inputs:       []savedInput{},
 		ExplainFlags: nonNil(r.Options.ExplainFlags),
+		Excluded:     []savedExcluded{},
+	}
+	for _, sk := range r.Skipped {
+		if sk.Pattern != "" {
+			ev.Excluded = append(ev.Excluded, savedExcluded{Path: sk.Path, Pattern: sk.Pattern})
+		}
 	}
 	if p.Declarations != "" && p.DeclarationsSource != "" {
 		ev.DeclarationsFile = &savedDeclarations{Source: p.DeclarationsSource, Text: p.DeclarationsText}
@@ -114,6 +128,9 @@ type Saved struct {
 	Options    SavedOptions
 	Provenance Provenance
 	Inputs     []InputResult
+	// Excluded are the paths the report's --exclude kept out (Pattern
+	// set); a report that names none has none.
+	Excluded []SkippedInput
 }
 
 // SavedOptions are the report options a saved report states.
@@ -241,6 +258,12 @@ func ReadSaved(name string, r io.Reader, limit int64) (*Saved, error) {
 func (s *Saved) take(ev *jsonEvidence) error {
 	s.Provenance = Provenance{Posture: ev.Posture, Shard: ev.Shard, Total: ev.Total}
 	s.Options.ExplainFlags = ev.ExplainFlags
+	for _, e := range ev.Excluded {
+		if e.Pattern == "" {
+			return fmt.Errorf("evidence.excluded names %q with no pattern", e.Path)
+		}
+		s.Excluded = append(s.Excluded, SkippedInput{Path: e.Path, Why: "excluded by --exclude " + quoteValue(e.Pattern), Pattern: e.Pattern})
+	}
 	if ev.Declarations != nil {
 		if !strings.HasPrefix(*ev.Declarations, "sha256:") {
 			return fmt.Errorf("evidence.declarations is %q, not a sha256: digest", *ev.Declarations)

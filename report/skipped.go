@@ -1,6 +1,9 @@
 package report
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // skippedInput states a file a directory walk found that is not a
 // recording.
@@ -22,7 +25,12 @@ func skippedInput(in InputResult) SkippedInput {
 
 // Exclude adds the paths --exclude kept out to the report, after the
 // skipped files: the report says what it did not read.
+// A path said once is not said again (shards of one invocation each
+// excluded it).
 func (r *Report) Exclude(path, pattern string) {
+	if slices.ContainsFunc(r.Skipped, func(s SkippedInput) bool { return s.Pattern != "" && s.Path == path }) {
+		return
+	}
 	r.Skipped = append(r.Skipped, SkippedInput{Path: path, Why: "excluded by --exclude " + quoteValue(pattern), Pattern: pattern})
 }
 
@@ -33,6 +41,9 @@ func (s SkippedInput) Line() string {
 	}
 	return "SKIPPED " + displayPath(s.Path) + " — " + s.Why + "; found in a directory walk, so it is left out (name it itself to have it read)"
 }
+
+// StderrLine is the line stderr carries for a skipped or excluded path.
+func (s SkippedInput) StderrLine() string { return Sanitize("fpcheck: " + s.Line() + ".") }
 
 // textSkipped writes one line per skipped file.
 func textSkipped(t *textWriter, r *Report) {

@@ -23,7 +23,7 @@ func (r *Report) StderrLines(textOnStdout bool) []string {
 		return out
 	}
 	for _, sk := range r.Skipped {
-		out = append(out, Sanitize("fpcheck: "+sk.Line()+"."))
+		out = append(out, sk.StderrLine())
 	}
 	s := r.Summarize()
 	line := fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), s.inputsAndRuns())

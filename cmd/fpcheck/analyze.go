@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"github.com/fpcheck/fpcheck/checks"
-	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -30,8 +29,6 @@ type AnalyzeOptions struct {
 	WriteBaseline string
 	// Shard is --shard I/N.
 	Shard string
-	// Exclude are the --exclude patterns.
-	Exclude []string
 }
 
 // NewCmdAnalyze builds `fpcheck analyze`. runF replaces the real run in
@@ -77,7 +74,6 @@ sarif=fpcheck.sarif --output html=report.html.
 	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when --declarations names a tool no run of any input offered or called (a typo disarms the checks it was meant to arm)")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	f.StringVar(&o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
-	f.StringArrayVar(&o.Exclude, "exclude", nil, "do not read the files (or enter the directories) matching GLOB; '**' matches any number of directories, a GLOB without '/' matches a name anywhere (repeatable)")
 	f.StringVar(&o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
 	addLoadFlags(cmd, &o.Load)
 	addOutputFlags(cmd, &o.Output, report.Formats())
@@ -86,8 +82,10 @@ sarif=fpcheck.sarif --output html=report.html.
 	return cmd
 }
 
-// addLoadFlags declares the loader and replay flags analyze and diff share.
+// addLoadFlags declares the loader and replay flags the commands that read
+// and judge recordings share (analyze, diff, merge, baseline write).
 func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
+	addExcludeFlag(cmd, &o.Exclude)
 	f := cmd.Flags()
 	f.StringVar(&o.Declarations, "declarations", "", "YAML or JSON declarations that arm the checks (see docs/declarations.md)")
 	f.StringVar(&o.Posture, "posture", "", "observe, or dev to run every check's canary first (default: the declarations' posture, else observe)")
@@ -118,10 +116,8 @@ func (o *AnalyzeOptions) validate() error {
 	default:
 		return flagErrorf("--color must be auto, always or never, not %q", o.Global.Color)
 	}
-	for _, p := range o.Exclude {
-		if err := recording.CheckPattern(p); err != nil {
-			return flagErrorf("--exclude: %v", err)
-		}
+	if err := checkExclude(o.Load.Exclude); err != nil {
+		return err
 	}
 	if _, err := parseShard(o.Shard); err != nil {
 		return err
@@ -171,7 +167,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	entries, excluded, err := expandExcluding(o.Inputs, o.Exclude, o.IO, o.Global.Store, false, o.Load.MaxDecompressedBytes)
+	entries, excluded, err := expandExcluding(o.Inputs, o.Load.Exclude, o.IO, o.Global.Store, false, o.Load.MaxDecompressedBytes)
 	if err != nil {
 		return err
 	}

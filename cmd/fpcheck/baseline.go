@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/fpcheck/fpcheck/checks"
-	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -99,9 +98,9 @@ func baselineWriteRun(o *BaselineWriteOptions) error {
 		}
 		prev = b
 	}
-	inputs, err := recording.Expand(o.Inputs)
+	inputs, err := expandPaths(o.Inputs, o.Load.Exclude, o.IO)
 	if err != nil {
-		return &FlagError{Err: err}
+		return err
 	}
 	p, err := newPipeline(o.Load)
 	if err != nil {

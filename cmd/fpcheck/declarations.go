@@ -39,14 +39,15 @@ of the recordings would silently leave tools out.`,
 	f.BoolVar(&load.NoRotated, "no-rotated", false, "do not read a rotated sibling PATH.1 before PATH")
 	f.Int64Var(&load.MaxLineBytes, "max-line-bytes", 0, "longest NDJSON line accepted (default 256 MiB)")
 	f.Int64Var(&load.MaxDecompressedBytes, "max-decompressed-bytes", 0, "most bytes one compressed input may expand to (default 8 GiB)")
+	addExcludeFlag(initCmd, &load.Exclude)
 	cmd.AddCommand(initCmd)
 	return cmd
 }
 
 func declarationsInit(ios *IOStreams, args []string, load loadOptions) error {
-	paths, err := recording.Expand(args)
+	paths, err := expandPaths(args, load.Exclude, ios)
 	if err != nil {
-		return &FlagError{Err: err}
+		return err
 	}
 	var tools []checks.SkeletonTool
 	index := map[string]int{}

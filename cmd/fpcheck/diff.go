@@ -128,7 +128,7 @@ type diffSide struct {
 }
 
 func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Store) (*diffSide, error) {
-	entries, err := expandEntries([]string{arg}, ios, store, true, load.MaxDecompressedBytes)
+	entries, _, err := expandExcluding([]string{arg}, load.Exclude, ios, store, true, load.MaxDecompressedBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -147,7 +147,10 @@ func mergeRun(o *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	entries, err := expandEntries(o.Inputs, o.IO, o.Global.Store, true, o.Load.MaxDecompressedBytes)
+	if err := checkExclude(o.Load.Exclude); err != nil {
+		return err
+	}
+	entries, excluded, err := expandExcluding(o.Inputs, o.Load.Exclude, o.IO, o.Global.Store, true, o.Load.MaxDecompressedBytes)
 	if err != nil {
 		return err
 	}
@@ -174,6 +177,16 @@ func mergeRun(o *MergeOptions) error {
 		opts.Declared, opts.DeclaredNames = j.decls, j.declNames
 	}
 	rep := report.Build(j.inputs, opts)
+	// What the shards' own --exclude kept out, then what this one did:
+	// the merged report says everything that was not read.
+	for _, s := range j.saved {
+		for _, e := range s.Excluded {
+			rep.Exclude(e.Path, e.Pattern)
+		}
+	}
+	for _, e := range excluded {
+		rep.Exclude(e.Path, e.Pattern)
+	}
 	rep.Provenance = j.prov
 	rep.Provenance.Total = len(j.inputs)
 	if err := writeReport(o.IO, specs, o.Global.Color, rep); err != nil {

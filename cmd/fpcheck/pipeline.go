@@ -36,6 +36,9 @@ type loadOptions struct {
 	// report that shows each finding whole (the HTML report): memory then
 	// grows with the recordings rather than staying bounded.
 	Explain bool
+	// Exclude are the --exclude patterns (addExcludeFlag): the paths the
+	// command's arguments expand to that it does not read.
+	Exclude []string
 }
 
 // pipeline turns CLI arguments into report inputs: expand, load each input
@@ -125,7 +128,7 @@ func (o loadOptions) validateLimits() error {
 	if o.Jobs < 0 {
 		return flagErrorf("--jobs must be 0 (every CPU) or more, not %d", o.Jobs)
 	}
-	return nil
+	return checkExclude(o.Exclude)
 }
 
 // posture is the flag's value, else the declarations file's, else observe.
