@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,6 +100,9 @@ func TestMemRow(t *testing.T) {
 		if r.name != want {
 			t.Errorf("name %q, want %q", r.name, want)
 		}
+	}
+	if r := memRow(c, 1, measurement{timedOut: true, wall: time.Minute}, run(time.Second, 0, 50e6), 4e9, 1e9, 4e6); r.result != notMet || !strings.Contains(r.fpcheck, "did not finish in 60.00 s, peak RSS not measured") {
+		t.Errorf("a timeout: %+v", r)
 	}
 	if got := memCases[len(memCases)-1].describe(0.5); got != "gzip bomb expanding to 1.07 GB" {
 		t.Errorf("describe = %q", got)
@@ -223,5 +227,17 @@ func TestRatioRow(t *testing.T) {
 	in.CorpusRatio = 0
 	if r := ratioRow(in); r.result != failed {
 		t.Errorf("no corpus ratio: %+v", r)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	c := command{codes: memCodes, report: true, timeout: 200 * time.Millisecond, name: "sh", args: []string{"-c", "echo started; exec sleep 20"}}
+	t0 := time.Now()
+	m := alternate(1, c)[0]
+	if !m.timedOut || m.maxRSS != 0 || time.Since(t0) > 10*time.Second {
+		t.Errorf("timedOut %v, maxRSS %d, after %v (%v)", m.timedOut, m.maxRSS, time.Since(t0), m.err)
 	}
 }

@@ -683,6 +683,10 @@ func (m *measurement) once(r int, c command) {
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, c.name, c.args...)
+	// fpcheck does its work in a child process and passes an interrupt on
+	// to it; a kill would leave that child running, holding stdout.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
 	cmd.Stdout = stdout
 	counted := &countWriter{w: &tail}
 	if c.report && c.keepOut == "" {
@@ -700,9 +704,10 @@ func (m *measurement) once(r int, c command) {
 	m.code, m.tail = cmd.ProcessState.ExitCode(), tail.String()
 	m.timedOut = ctx.Err() != nil
 	if m.timedOut {
+		// A stopped fpcheck may not have reaped the child that did the
+		// work, so its peak RSS is not measured.
 		m.walls = append(m.walls, wall)
-		m.wall, m.cpu = wall, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()
-		m.maxRSS = max(m.maxRSS, benchcpu.ChildMaxRSS(cmd.ProcessState))
+		m.wall, m.cpu, m.maxRSS = wall, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime(), 0
 		return
 	}
 	if err != nil {

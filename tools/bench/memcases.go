@@ -134,7 +134,11 @@ func memRow(c memCase, scale float64, full, quarter measurement, fullBytes, quar
 		return r
 	}
 	what, ok := outcome(full)
-	r.fpcheck = fmt.Sprintf("%s, peak RSS %s (floor %s)", what, mb(full.maxRSS), mb(floor))
+	rss := "not measured"
+	if full.maxRSS > 0 {
+		rss = mb(full.maxRSS)
+	}
+	r.fpcheck = fmt.Sprintf("%s, peak RSS %s (floor %s)", what, rss, mb(floor))
 	fullMBs := float64(fullBytes) / 1e6 / full.wall.Seconds()
 	r.ratio = fmt.Sprintf("%s, %.1f MB/s", secs(full.wall), fullMBs)
 	lin := false
