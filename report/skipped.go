@@ -8,13 +8,20 @@ import (
 // skippedInput states a file a directory walk found that is not a
 // recording.
 func skippedInput(in InputResult) SkippedInput {
-	sk := SkippedInput{Path: in.Path, Why: "not an agentfootprint recording"}
+	sk := SkippedFile(in.Path, in.Err)
 	if in.Stats != nil && in.Stats.Path != "" {
 		sk.Path = in.Stats.Path
 	}
-	if in.Err != nil {
+	return sk
+}
+
+// SkippedFile is how a file a directory walk found is skipped when reading
+// it said err (a recording.ErrNotRecording).
+func SkippedFile(path string, err error) SkippedInput {
+	sk := SkippedInput{Path: path, Why: "not an agentfootprint recording"}
+	if err != nil {
 		// The error names the path first; the reason is what follows.
-		msg := in.Err.Error()
+		msg := err.Error()
 		if i := strings.Index(msg, "not an agentfootprint recording"); i >= 0 {
 			msg = msg[i:]
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/objstore"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
@@ -98,15 +99,25 @@ func baselineWriteRun(o *BaselineWriteOptions) error {
 		}
 		prev = b
 	}
-	inputs, err := expandPaths(o.Inputs, o.Load.Exclude, o.IO)
+	// Inputs are found and read as analyze finds and reads them, so a
+	// directory that analyze gates is one a baseline can be written of: a
+	// walked file that is no recording is skipped with a line, not fatal.
+	store := objstore.New()
+	entries, excluded, err := expandExcluding(o.Inputs, o.Load.Exclude, o.IO, store, false, 0)
 	if err != nil {
 		return err
 	}
-	p, err := newPipeline(o.Load)
+	j, err := loadEntries(entries, o.Load, o.IO, store, nil)
 	if err != nil {
 		return err
 	}
-	rep := report.Build(loadInputs(p, inputs, o.IO), report.Options{FilableKinds: checks.FilableKinds(), KnownKinds: checks.KnownKinds()})
+	rep := report.Build(j.inputs, report.Options{FilableKinds: checks.FilableKinds(), KnownKinds: checks.KnownKinds()})
+	for _, e := range excluded {
+		rep.Exclude(e.Path, e.Pattern)
+	}
+	for _, sk := range rep.Skipped {
+		fmt.Fprintln(o.IO.ErrOut, sk.StderrLine())
+	}
 	var unreadable []error
 	for _, in := range rep.Inputs {
 		if in.Error != "" {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/objstore"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/replay"
+	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
 )
 
@@ -45,10 +49,19 @@ of the recordings would silently leave tools out.`,
 }
 
 func declarationsInit(ios *IOStreams, args []string, load loadOptions) error {
-	paths, err := expandPaths(args, load.Exclude, ios)
+	for _, a := range args {
+		if objstore.IsURL(a) {
+			return flagErrorf("declarations init reads files and directories, not object storage (%s): copy a few recordings here first", report.Sanitize(a))
+		}
+	}
+	entries, excluded, err := expandExcluding(args, load.Exclude, ios, nil, false, 0)
 	if err != nil {
 		return err
 	}
+	for _, e := range excluded {
+		fmt.Fprintln(ios.ErrOut, report.SkippedInput{Path: e.Path, Pattern: e.Pattern}.StderrLine())
+	}
+	var paths []string
 	var tools []checks.SkeletonTool
 	index := map[string]int{}
 	tool := func(name string) *checks.SkeletonTool {
@@ -61,7 +74,8 @@ func declarationsInit(ios *IOStreams, args []string, load loadOptions) error {
 		return &tools[i]
 	}
 	opts := recording.Options{NoRotated: load.NoRotated, MaxLineBytes: load.MaxLineBytes, MaxDecompressedBytes: load.MaxDecompressedBytes}
-	for _, p := range paths {
+	for _, e := range entries {
+		p := e.path
 		each := func(run *recording.Run) error {
 			for _, n := range replay.ToolsSeen(run) {
 				tool(n)
@@ -86,9 +100,15 @@ func declarationsInit(ios *IOStreams, args []string, load loadOptions) error {
 		} else {
 			_, err = recording.Load(p, opts, each)
 		}
+		if e.root != "" && errors.Is(err, recording.ErrNotRecording) {
+			// As in analyze: a walk finds more than recordings.
+			fmt.Fprintln(ios.ErrOut, report.SkippedFile(p, err).StderrLine())
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		paths = append(paths, p)
 	}
 	slices.SortStableFunc(tools, func(a, b checks.SkeletonTool) int {
 		switch {
