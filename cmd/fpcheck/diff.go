@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -26,6 +27,8 @@ type DiffOptions struct {
 	// BaseDeclarations judges the base with other declarations than the
 	// head (--declarations); empty: the same.
 	BaseDeclarations string
+	// StrictDeclarations is --strict-declarations.
+	StrictDeclarations bool
 }
 
 const diffExitHelp = `Exit codes (the same whatever --format says):
@@ -111,6 +114,7 @@ each with the exit code it alone would give.
 	f.StringVar(&o.FailOn, "fail-on", report.FailOnDefect, "what new finding fails: defect, or advisory (new advisories fail too)")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when the head is unmeasured or runs were not compared")
 	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
+	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when the declarations of either side name a tool no run of that side offered or called")
 	f.StringVar(&o.BaseDeclarations, "base-declarations", "", "judge BASE with these declarations instead of --declarations (the head keeps --declarations)")
 	addOutputFlags(cmd, &o.Output, report.DiffFormats())
 	addLoadFlags(cmd, &o.Load)
@@ -125,6 +129,10 @@ type diffSide struct {
 	inputs    []report.InputResult
 	scenarios []report.Scenario
 	cohort    bool
+	// decls and declNames are the side's declarations and the places they
+	// name a tool, to be held against the side's recordings.
+	decls     *checks.Declarations
+	declNames []checks.NamedTool
 }
 
 func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Store) (*diffSide, error) {
@@ -136,7 +144,7 @@ func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Stor
 	if err != nil {
 		return nil, err
 	}
-	s := &diffSide{inputs: j.inputs}
+	s := &diffSide{inputs: j.inputs, decls: j.decls, declNames: j.declNames}
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
 		s.cohort = true
 	}
@@ -192,8 +200,8 @@ func diffRun(o *DiffOptions) error {
 	if base.cohort != head.cohort {
 		return flagErrorf("diff compares two files or two directories (or saved reports of them); %s and %s are one of each", o.Base, o.Head)
 	}
-	baseRep := report.Build(base.inputs, opts)
-	headRep := report.Build(head.inputs, opts)
+	baseRep := report.Build(base.inputs, base.judgedWith(opts, o.StrictDeclarations))
+	headRep := report.Build(head.inputs, head.judgedWith(opts, o.StrictDeclarations))
 	d := report.NewDiff(baseRep, headRep, report.PairScenarios(base.scenarios, head.scenarios),
 		report.DiffOptions{FailOn: o.FailOn, AllowUnmeasured: o.Allow})
 	d.BaseName, d.HeadName = o.Base, o.Head
@@ -207,5 +215,34 @@ func diffRun(o *DiffOptions) error {
 	if err != nil {
 		return err
 	}
+	// A typo in a declared tool name disarms both sides alike, so the diff
+	// of two disarmed sides is green: say so on stderr whatever the format,
+	// and with --strict-declarations fail as analyze does.
+	unseen := false
+	said := map[string]bool{}
+	for _, rep := range []*report.Report{baseRep, headRep} {
+		if dr := rep.Declarations; dr != nil && len(dr.Unseen) > 0 {
+			unseen = true
+		}
+		for _, line := range rep.StderrLines(true) {
+			if !said[line] {
+				said[line] = true
+				fmt.Fprintln(o.IO.ErrOut, line)
+			}
+		}
+	}
+	if unseen && o.StrictDeclarations {
+		return &StatusError{Code: ExitUsage}
+	}
 	return &StatusError{Code: ExitCode(d.ExitCode())}
+}
+
+// judgedWith is opts with the side's declarations to hold against its
+// recordings.
+func (s *diffSide) judgedWith(opts report.Options, strict bool) report.Options {
+	if s.decls != nil {
+		opts.Declared, opts.DeclaredNames = s.decls, s.declNames
+		opts.StrictDeclarations = strict
+	}
+	return opts
 }
