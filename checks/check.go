@@ -58,7 +58,26 @@ type Check struct {
 func (c *Check) Key() string { return Key(c.Kind, c.Seam) }
 
 // Key builds the "kind@seam" key rows, reasons and checks are filed under.
-func Key(kind, seam string) string { return kind + "@" + seam }
+// The key of a registered check is the one string registeredKeys holds:
+// every run looks its checks up by key, and a million runs building their
+// own copies is a million garbage strings per lookup site.
+func Key(kind, seam string) string {
+	if k, ok := registeredKeys[[2]string{kind, seam}]; ok {
+		return k
+	}
+	return kind + "@" + seam
+}
+
+// registeredKeys maps each check of Registry to its key. It is built once
+// and only read afterwards, so runs judged at once share it unlocked; only
+// registered checks are held, so recorded kinds cannot grow it.
+var registeredKeys = func() map[[2]string]string {
+	m := make(map[[2]string]string, len(Registry))
+	for _, c := range Registry {
+		m[[2]string{c.Kind, c.Seam}] = c.Kind + "@" + c.Seam
+	}
+	return m
+}()
 
 // Verdict is what one encounter of a check concluded.
 type Verdict struct {

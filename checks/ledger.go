@@ -34,14 +34,19 @@ type Ledger struct {
 // counts); whether the canary was caught is RunCanaries' business.
 func NewLedger(reg []*Check, decl *Declarations, posture string) *Ledger {
 	l := &Ledger{
-		index:    map[string]int{},
+		index:    registryIndex,
 		seen:     map[string]bool{},
 		reasons:  map[string][]string{},
 		reasonOK: map[string]bool{},
 		excuseOK: map[string]bool{},
+		checks:   make([]*Check, 0, len(reg)),
+		armed:    make([]bool, 0, len(reg)),
+		rows:     make([]Row, 0, len(reg)),
+	}
+	if !isRegistry(reg) {
+		l.index = indexOf(reg)
 	}
 	for _, c := range reg {
-		l.index[c.Key()] = len(l.rows)
 		row := Row{Check: c.Kind, Seam: c.Seam}
 		if posture == PostureDev {
 			row.Synthetic = 1
@@ -55,6 +60,25 @@ func NewLedger(reg []*Check, decl *Declarations, posture string) *Ledger {
 		l.rows = append(l.rows, row)
 	}
 	return l
+}
+
+// registryIndex is indexOf(Registry), built once: the index is only read
+// after NewLedger, so every run's ledger over the registry shares it.
+var registryIndex = indexOf(Registry)
+
+// indexOf maps each check's key to its row, the last one winning.
+func indexOf(reg []*Check) map[string]int {
+	m := make(map[string]int, len(reg))
+	for i, c := range reg {
+		m[c.Key()] = i
+	}
+	return m
+}
+
+// isRegistry reports whether reg is Registry itself, not a list of the
+// caller's own.
+func isRegistry(reg []*Check) bool {
+	return len(reg) == len(Registry) && len(reg) > 0 && &reg[0] == &Registry[0]
 }
 
 // Armed reports whether a registered check was armed at run start.

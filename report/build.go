@@ -457,5 +457,19 @@ func rowKey(check, seam string) string {
 	if seam == "" {
 		seam = "?"
 	}
+	if k, ok := registeredRowKeys[[2]string{check, seam}]; ok {
+		return k
+	}
 	return check + " @" + seam
 }
+
+// registeredRowKeys holds the row key of every registered check once: each
+// run's rows name their checks, and a report of a million runs would
+// otherwise keep a million copies of the same few names.
+var registeredRowKeys = func() map[[2]string]string {
+	m := make(map[[2]string]string, len(checks.Registry))
+	for _, c := range checks.Registry {
+		m[[2]string{c.Kind, c.Seam}] = c.Kind + " @" + c.Seam
+	}
+	return m
+}()
