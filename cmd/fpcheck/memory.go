@@ -1,11 +1,14 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/fpcheck/fpcheck/recording"
 )
 
 // softMemoryLimit keeps fpcheck's footprint near its live data. CI machines
@@ -14,21 +17,55 @@ import (
 // earlier instead. A GOMEMLIMIT set in the environment wins.
 const softMemoryLimit = 80 << 20
 
-// memoryLimit raises the soft limit with the live heap. A fixed limit is
-// wrong once the live data comes near it: the collector then runs back to
-// back, on up to half the CPU (its limiter's cap). Runs whose checks read
-// many payloads (every check armed, long tool results) keep that much
-// live, and a 1 GiB stream of them took half as long again under a fixed
-// 80 MiB; a stream of 30 MB tool results took four times as long, the
-// collector spinning to stop goroutines that were copying those lines. So
-// after each collection the limit becomes at least half as much again as
-// the live heap. It is not lowered when the live heap shrinks: the next
-// run of a stream grows back to the same size, and below the limit the
-// collector keeps to its usual goal of twice the live heap anyway.
+// memoryAllowance is what the process holds besides its runs, in the soft
+// limit the budget sets: the binary and runtime, a line being decoded, a
+// zstd window (at most 128 MiB, taken by the rare stream written with
+// --long), the report's summaries.
+const memoryAllowance = 128 << 20
+
+// budgetLimit is the soft limit the limits allow: each run replayed at
+// once (jobs of them) may keep maxRunBytes, beside the fixed allowance.
+// maxRunBytes 0 is the flag's default, as the flag reads it.
+func budgetLimit(maxRunBytes int64, jobs int) int64 {
+	if maxRunBytes <= 0 {
+		maxRunBytes = recording.DefaultMaxRunBytes
+	}
+	jobs = max(1, jobs)
+	const most = math.MaxInt64 - memoryAllowance
+	if maxRunBytes > most/int64(jobs) {
+		return math.MaxInt64
+	}
+	return memoryAllowance + maxRunBytes*int64(jobs)
+}
+
+// memoryLimit sets the soft limit from the budget and the live heap.
+//
+// The budget (budgetLimit) is the ceiling: a heap the limits allow never
+// needs more, and under it the collector collects before the process
+// grows past what --max-run-bytes and --jobs promise. But a fixed limit is
+// wrong once the live data comes near it: the collector then runs back
+// to back, on up to half the CPU (its limiter's cap). Runs whose checks
+// read many payloads (every check armed, long tool results) keep that
+// much live, and a 1 GiB stream of them took half as long again under a
+// fixed 80 MiB; a stream of 30 MB tool results took four times as long,
+// the collector spinning to stop goroutines that were copying those
+// lines. So after each collection the limit becomes at least half as
+// much again as the live heap, up to the ceiling, and never less than an
+// eighth above the live heap, the ceiling included: what the replay keeps
+// beside its events is not counted by --max-run-bytes, and a live heap
+// past the budget gets a collector that keeps up, not one that spins.
+// The limit is not lowered when the live heap shrinks, unless it is
+// above the ceiling: the next run of a stream grows back to the same size, and
+// below the limit the collector keeps to its usual goal of twice the live
+// heap anyway.
 type memoryLimit struct {
 	mu      sync.Mutex
 	on      bool
 	current int64
+	// ceiling is the budget's limit; 0 until the flags are read, and
+	// when a report keeps every run whole (--format html), which no
+	// limit bounds.
+	ceiling int64
 	live    [1]metrics.Sample
 }
 
@@ -44,6 +81,20 @@ func (m *memoryLimit) start() {
 	m.live[0].Name = "/gc/heap/live:bytes"
 	debug.SetMemoryLimit(softMemoryLimit)
 	m.afterNextGC()
+}
+
+// setCeiling bounds the soft limit by ceiling (0 for none), once the
+// flags say what the limits are. It does nothing unless start set the
+// limit: under GOMEMLIMIT, or in a test calling Main, the runtime's limit
+// is left alone.
+func (m *memoryLimit) setCeiling(ceiling int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.on {
+		return
+	}
+	m.ceiling = ceiling
+	m.setLocked()
 }
 
 // gcSentinel is garbage as soon as it is made; its finalizer runs once
@@ -63,29 +114,46 @@ func (m *memoryLimit) afterNextGC() {
 	})
 }
 
-// adapt raises the limit, when it has to rise by more than an eighth
-// (setting it stops the world). It reports whether the limit is on.
+// adapt moves the limit after a collection. It reports whether the limit
+// is on.
 func (m *memoryLimit) adapt() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.on {
 		return false
 	}
-	metrics.Read(m.live[:])
-	if m.live[0].Value.Kind() != metrics.KindUint64 {
-		return true
-	}
-	if next, ok := raisedLimit(m.current, int64(m.live[0].Value.Uint64())); ok {
-		debug.SetMemoryLimit(next)
-		m.current = next
-	}
+	m.setLocked()
 	return true
 }
 
-// raisedLimit is the soft limit to set for a live heap of live bytes
-// under a limit of current, and whether to set it: half as much again as
-// the live heap, when that is more than an eighth above current.
-func raisedLimit(current, live int64) (int64, bool) {
+// setLocked sets the limit nextLimit gives for the live heap now.
+func (m *memoryLimit) setLocked() {
+	metrics.Read(m.live[:])
+	if m.live[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	if next, ok := nextLimit(m.current, int64(m.live[0].Value.Uint64()), m.ceiling); ok {
+		debug.SetMemoryLimit(next)
+		m.current = next
+	}
+}
+
+// nextLimit is the soft limit to set for a live heap of live bytes under
+// a limit of current and a ceiling (0 for none), and whether to set it:
+// half as much again as the live heap (at least softMemoryLimit), at most
+// the ceiling, and never less than an eighth above the live heap. It is
+// set when it rises by more than an eighth (setting it stops the world),
+// or when it comes down from above the ceiling.
+func nextLimit(current, live, ceiling int64) (int64, bool) {
 	want := max(softMemoryLimit, live+live/2)
-	return want, want > current+current/8
+	if ceiling > 0 && want > ceiling {
+		want = max(ceiling, live+live/8)
+	}
+	switch {
+	case want > current+current/8:
+		return want, true
+	case ceiling > 0 && current > ceiling && want < current:
+		return want, true
+	}
+	return want, false
 }

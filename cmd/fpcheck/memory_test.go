@@ -1,32 +1,129 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/fpcheck/fpcheck/recording"
 )
 
-func TestRaisedLimit(t *testing.T) {
+func TestNextLimit(t *testing.T) {
 	const mib = 1 << 20
 	tests := []struct {
-		name          string
-		current, live int64
-		want          int64
-		set           bool
+		name                   string
+		current, live, ceiling int64
+		want                   int64
+		set                    bool
 	}{
-		{"small live heap keeps the soft limit", softMemoryLimit, 20 * mib, softMemoryLimit, false},
-		{"live heap near the limit raises it", softMemoryLimit, 70 * mib, 105 * mib, true},
-		{"a rise of an eighth or less waits", 100 * mib, 72 * mib, 108 * mib, false},
-		{"a shrinking live heap does not lower it", 150 * mib, 30 * mib, softMemoryLimit, false},
-		{"a large live heap", 150 * mib, 200 * mib, 300 * mib, true},
+		{"small live heap keeps the soft limit", softMemoryLimit, 20 * mib, 0, softMemoryLimit, false},
+		{"live heap near the limit raises it", softMemoryLimit, 70 * mib, 0, 105 * mib, true},
+		{"a rise of an eighth or less waits", 100 * mib, 72 * mib, 0, 108 * mib, false},
+		{"a shrinking live heap does not lower it", 150 * mib, 30 * mib, 0, softMemoryLimit, false},
+		{"a large live heap", 150 * mib, 200 * mib, 0, 300 * mib, true},
+		{"the ceiling stops the rise", 200 * mib, 300 * mib, 384 * mib, 384 * mib, true},
+		{"under the ceiling it follows the live heap", softMemoryLimit, 100 * mib, 384 * mib, 150 * mib, true},
+		{"at the ceiling a larger live heap still gets an eighth", 384 * mib, 400 * mib, 384 * mib, 450 * mib, true},
+		{"a limit set before the ceiling comes down to it", 900 * mib, 100 * mib, 384 * mib, 150 * mib, true},
+		{"a limit above the ceiling follows a shrinking live heap down", 450 * mib, 360 * mib, 384 * mib, 405 * mib, true},
+		{"at the ceiling a shrinking live heap does not lower it", 384 * mib, 100 * mib, 384 * mib, 150 * mib, false},
 	}
 	for _, tt := range tests {
-		got, set := raisedLimit(tt.current, tt.live)
+		got, set := nextLimit(tt.current, tt.live, tt.ceiling)
 		if set != tt.set || (set && got != tt.want) {
-			t.Errorf("%s: raisedLimit(%d MiB, %d MiB) = %d MiB, %v; want %d MiB, %v",
-				tt.name, tt.current/mib, tt.live/mib, got/mib, set, tt.want/mib, tt.set)
+			t.Errorf("%s: nextLimit(%d MiB, %d MiB, %d MiB) = %d MiB, %v; want %d MiB, %v",
+				tt.name, tt.current/mib, tt.live/mib, tt.ceiling/mib, got/mib, set, tt.want/mib, tt.set)
+		}
+	}
+}
+
+func TestBudgetLimit(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name        string
+		maxRunBytes int64
+		jobs        int
+		want        int64
+	}{
+		{"the default run budget, one job", 0, 1, memoryAllowance + recording.DefaultMaxRunBytes},
+		{"the default run budget, two jobs", 0, 2, memoryAllowance + 2*recording.DefaultMaxRunBytes},
+		{"a lowered run budget", 64 * mib, 4, memoryAllowance + 256*mib},
+		{"no jobs counts as one", 64 * mib, 0, memoryAllowance + 64*mib},
+		{"a budget past int64 is no ceiling short of it", math.MaxInt64 / 2, 3, math.MaxInt64},
+		{"the largest budget that fits", math.MaxInt64 - memoryAllowance, 1, math.MaxInt64},
+	}
+	for _, tt := range tests {
+		if got := budgetLimit(tt.maxRunBytes, tt.jobs); got != tt.want {
+			t.Errorf("%s: budgetLimit(%d, %d) = %d, want %d", tt.name, tt.maxRunBytes, tt.jobs, got, tt.want)
+		}
+	}
+}
+
+// TestCeilingFromTheFlags: analyze bounds the soft limit by the budget of
+// its --max-run-bytes and --jobs, and brings a limit far above it down.
+func TestCeilingFromTheFlags(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(4 << 30))
+	memLimit.mu.Lock()
+	memLimit.on, memLimit.current, memLimit.ceiling = true, 4<<30, 0
+	memLimit.live[0].Name = "/gc/heap/live:bytes"
+	memLimit.mu.Unlock()
+	defer func() {
+		memLimit.mu.Lock()
+		memLimit.on, memLimit.ceiling = false, 0
+		memLimit.mu.Unlock()
+	}()
+	run(t, nil, "analyze", "--color=never", "--max-run-bytes", "1048576", "-j", "2", "../../testdata/recordings/demo")
+	memLimit.mu.Lock()
+	ceiling, current := memLimit.ceiling, memLimit.current
+	memLimit.mu.Unlock()
+	if want := budgetLimit(1<<20, 2); ceiling != want {
+		t.Errorf("ceiling %d MiB, want %d MiB", ceiling>>20, want>>20)
+	}
+	// Where it comes down to depends on this test process's live heap
+	// (TestNextLimit has the formula); that it comes down does not.
+	if current >= 4<<30 {
+		t.Errorf("the limit stayed at %d MiB, above the %d MiB ceiling", current>>20, ceiling>>20)
+	}
+	if got := debug.SetMemoryLimit(-1); got != current {
+		t.Errorf("the runtime's limit is %d, the recorded one %d", got, current)
+	}
+}
+
+// TestGOMEMLIMITWins: with GOMEMLIMIT in the environment, neither the
+// start nor the flags' budget touch the runtime's limit. It runs in a
+// child, since the runtime reads GOMEMLIMIT only as it starts.
+func TestGOMEMLIMITWins(t *testing.T) {
+	if os.Getenv("FPCHECK_TEST_GOMEMLIMIT") != "" {
+		memLimit.start()
+		memLimit.setCeiling(budgetLimit(1<<20, 1))
+		runtime.GC()
+		runtime.GC()
+		fmt.Println(debug.SetMemoryLimit(-1))
+		return
+	}
+	for _, env := range []string{"150MiB", "off"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGOMEMLIMITWins$")
+		cmd.Env = append(os.Environ(), "FPCHECK_TEST_GOMEMLIMIT=1", "GOMEMLIMIT="+env)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOMEMLIMIT=%s: %v", env, err)
+		}
+		want := int64(150 << 20)
+		if env == "off" {
+			want = math.MaxInt64
+		}
+		if got := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0]); got != strconv.FormatInt(want, 10) {
+			t.Errorf("GOMEMLIMIT=%s: the runtime's limit is %s, want %d", env, got, want)
 		}
 	}
 }

@@ -196,6 +196,13 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	if budget < runtime.GOMAXPROCS(0) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(budget))
 	}
+	// The soft memory limit follows the budget the limits set; a report
+	// that keeps every run whole is bounded by none.
+	ceiling := budgetLimit(p.opts.MaxRunBytes, budget)
+	if p.opts.Explain {
+		ceiling = 0
+	}
+	memLimit.setCeiling(ceiling)
 	jobs := max(1, min(budget, len(inputs)))
 	p.workers = max(1, budget/jobs)
 	p.spare.Store(int64(max(0, budget-jobs*p.workers)))
