@@ -78,6 +78,14 @@ type Finding struct {
 	// Line is the input line of the event that carried the finding, 0 when
 	// unknown or replayed.
 	Line int64
+	// Repeats counts the further events that recorded the same finding
+	// (same identity, advisory and synthetic flags) after the first, which
+	// is the one kept; LastLine is the line of the last of them. A tail that
+	// files one identity a hundred thousand times says one thing that many
+	// times: memory and the report grow with what it says, the count keeps
+	// how often. Zero for a finding recorded once and for a replayed one.
+	Repeats  int   `json:",omitempty"`
+	LastLine int64 `json:",omitempty"`
 	// Evidence are the recording positions of what the finding is about
 	// (the model call, the tool call, the result, the eviction, and for a
 	// recorded finding the event that carried it), in recording order;
@@ -88,6 +96,10 @@ type Finding struct {
 	// when the check judges no call or the recording names none.
 	CallIDs []string
 }
+
+// Events is how many finding events the finding stands for: itself and
+// its copies.
+func (f Finding) Events() int { return 1 + f.Repeats }
 
 // Identity is the finding's dedup key: kind, seam, the sorted subjects and
 // the predicate, with the epoch left out so that one defect re-detected on a

@@ -17,9 +17,10 @@ const (
 // disposition ledger, either as the live run recorded them or as the replay
 // produced them.
 type Evidence struct {
-	// Findings are in filing order. Recorded findings are every
-	// context_error event of the run, synthetic ones included; replayed
-	// findings are already one per identity.
+	// Findings are in filing order. Recorded findings are the
+	// context_error events of the run, synthetic ones included, one per
+	// identity and flags with the count of its copies; replayed findings
+	// are already one per identity.
 	Findings []checks.Finding
 	// Disposition is nil when no disposition event was recorded (or, for a
 	// replay, never: the replay always keeps a ledger).

@@ -15,6 +15,9 @@ import (
 // Recorded reads a run's recorded integrity evidence: every
 // agentfootprint.integrity.context_error (in event order; synthetic ones
 // included, flagged) and the LAST agentfootprint.integrity.disposition.
+// A finding recorded again is kept once, where it was first filed, and
+// counted (Repeats, LastLine): the ledger reconciliation counts events, so
+// the count is kept, and nothing else about the copy is.
 //
 // Payloads are read defensively, field by field: a tail may have been parsed
 // back from JSON or written by an older or foreign producer, so a field of
@@ -22,12 +25,21 @@ import (
 // Recorded never panics and never returns nil.
 func Recorded(events []recording.Event) *Evidence {
 	ev := &Evidence{}
+	kept := map[string]int{}
 	for i := range events {
 		e := &events[i]
 		switch e.Type {
 		case recording.TypeContextError:
 			ev.IntegrityEvents++
-			ev.Findings = append(ev.Findings, recordedFinding(e))
+			f := recordedFinding(e)
+			key := recordedKey(&f)
+			if at, ok := kept[key]; ok {
+				ev.Findings[at].Repeats++
+				ev.Findings[at].LastLine = e.Line
+				continue
+			}
+			kept[key] = len(ev.Findings)
+			ev.Findings = append(ev.Findings, f)
 		case recording.TypeDisposition:
 			ev.IntegrityEvents++
 			ev.Disposition = recordedDisposition(e.Payload)
@@ -38,6 +50,22 @@ func Recorded(events []recording.Event) *Evidence {
 	}
 	Locate(events, ev.Findings)
 	return ev
+}
+
+// recordedKey is what makes two recorded findings one: the report's
+// finding identity, and whether it is an advisory or a synthetic canary,
+// which the report counts apart.
+func recordedKey(f *checks.Finding) string {
+	flags := "--"
+	switch {
+	case f.Advisory && f.Synthetic:
+		flags = "as"
+	case f.Advisory:
+		flags = "a-"
+	case f.Synthetic:
+		flags = "-s"
+	}
+	return flags + f.Identity()
 }
 
 // recordedFinding reads one context_error payload. A payload that is not an

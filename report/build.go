@@ -258,28 +258,30 @@ func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Sid
 	// ledgerCounted is how many filed findings a ledger row also counts as
 	// failing encounters: every defect, and the advisories of checks whose
 	// every finding is an advisory (a doubt advisory is noted as a pass).
-	ledgerCounted := 0
+	ledgerCounted, findingEvents := 0, 0
 	for _, f := range ev.Findings {
+		n := f.Events()
+		findingEvents += n
 		switch {
 		case f.Synthetic:
-			s.Synthetic++
+			s.Synthetic += n
 		case f.Advisory:
-			s.AdvisoryEvents++
+			s.AdvisoryEvents += n
 			advisories[f.Identity()] = true
 			if checks.AdvisoryOnly(f.Kind, f.Seam) {
-				ledgerCounted++
+				ledgerCounted += n
 			}
 		default:
-			s.DefectEvents++
+			s.DefectEvents += n
 			defects[f.Identity()] = true
-			ledgerCounted++
+			ledgerCounted += n
 		}
 	}
 	s.Defects, s.Advisories = len(defects), len(advisories)
 
 	if d := ev.Disposition; d != nil {
 		s.HasDisposition = true
-		s.Dispositions = max(1, ev.IntegrityEvents-len(ev.Findings))
+		s.Dispositions = max(1, ev.IntegrityEvents-findingEvents)
 		s.Posture, s.WorkExisted, s.RowsMalformed = d.Posture, d.WorkExisted, d.RowsMalformed
 		if d.Rows != nil {
 			s.Rows = make([]Row, 0, len(d.Rows))

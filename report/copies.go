@@ -61,6 +61,19 @@ type RunPrint struct {
 	Head      string   `json:"head"`
 	Tail      string   `json:"tail"`
 	Integrity []string `json:"integrity"`
+	// Repeats counts, entry by entry of Integrity, the further integrity
+	// events with the same hash: a tail that files one finding 200,000
+	// times prints it once. Nil (and absent) when no hash repeats.
+	Repeats []int `json:"repeats,omitempty"`
+}
+
+// events is how many integrity events the i-th hash of the print stands
+// for; a saved report's repeats that are short or negative count once.
+func (p *RunPrint) events(i int) int {
+	if i < len(p.Repeats) && p.Repeats[i] > 0 {
+		return 1 + p.Repeats[i]
+	}
+	return 1
 }
 
 // printOf computes a run's print. Payloads other than the integrity events'
@@ -74,9 +87,24 @@ func printOf(events []recording.Event) *RunPrint {
 	}
 	p.Head = eventHash(&events[0], false)
 	p.Tail = eventHash(&events[len(events)-1], false)
+	at := map[string]int{}
 	for i := range events {
-		if e := &events[i]; e.Type == recording.TypeContextError || e.Type == recording.TypeDisposition {
-			p.Integrity = append(p.Integrity, eventHash(e, true))
+		e := &events[i]
+		if e.Type != recording.TypeContextError && e.Type != recording.TypeDisposition {
+			continue
+		}
+		h := eventHash(e, true)
+		if j, ok := at[h]; ok {
+			if p.Repeats == nil {
+				p.Repeats = make([]int, len(p.Integrity))
+			}
+			p.Repeats[j]++
+			continue
+		}
+		at[h] = len(p.Integrity)
+		p.Integrity = append(p.Integrity, h)
+		if p.Repeats != nil {
+			p.Repeats = append(p.Repeats, 0)
 		}
 	}
 	return p
@@ -294,16 +322,14 @@ func overlap(a, b *RunPrint) bool {
 // notCopy says why run c is no copy of run p, or "" when it is one.
 func notCopy(c *Run, fc *runFacts, p *Run, fp *runFacts) string {
 	have := map[string]int{}
-	for _, h := range fp.print.Integrity {
-		have[h]++
+	for i, h := range fp.print.Integrity {
+		have[h] += fp.print.events(i)
 	}
 	extra := 0
-	for _, h := range fc.print.Integrity {
-		if have[h] == 0 {
-			extra++
-			continue
-		}
-		have[h]--
+	for i, h := range fc.print.Integrity {
+		n := fc.print.events(i)
+		extra += max(0, n-have[h])
+		have[h] = max(0, have[h]-n)
 	}
 	if extra > 0 {
 		return fmt.Sprintf("%s holds %s that %s lacks", displayPath(c.Input), count(extra, "integrity event", "integrity events"), displayPath(p.Input))

@@ -198,6 +198,19 @@ func PositionText(run *Run, p checks.Position) string {
 	return s
 }
 
+// RepeatsPhrase words how often a recorded finding was filed, when more
+// than once: "recorded 200,000 times, lines 4…200003". Empty otherwise.
+func RepeatsPhrase(f Finding) string {
+	if f.Repeats == 0 {
+		return ""
+	}
+	s := "recorded " + groupDigits(f.Events()) + " times"
+	if f.Line > 0 && f.LastLine > 0 {
+		s += fmt.Sprintf(", lines %d…%d", f.Line, f.LastLine)
+	}
+	return s
+}
+
 // PositionsLine is every position of a finding in one line.
 func PositionsLine(run *Run, f Finding) string {
 	ps := f.Positions()

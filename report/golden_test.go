@@ -63,6 +63,9 @@ func goldenCases() []goldenCase {
 		{name: "advisory-fail-on-advisory", inputs: []string{"advisory.jsonl"}, opts: Options{FailOn: FailOnAdvisory}, exit: ExitDefects},
 		{name: "synthetic", inputs: []string{"synthetic.jsonl"}, exit: ExitDefects},
 		{name: "reconciliation", inputs: []string{"reconciliation.jsonl"}, exit: ExitDefects},
+		// One finding filed three times is listed once with its count, and
+		// the ledger still reconciles against the four finding events.
+		{name: "repeated", inputs: []string{"repeated.jsonl"}, exit: ExitDefects},
 		{name: "interleaved", inputs: []string{"interleaved.jsonl"}, exit: ExitDefects},
 		{name: "sessions", inputs: []string{"sessions.jsonl"}, exit: ExitDefects},
 		{name: "hostile", inputs: []string{"hostile.jsonl"}, exit: ExitDefects,

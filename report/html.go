@@ -168,13 +168,16 @@ type htmlRow struct {
 }
 
 type htmlFinding struct {
-	Anchor          string
-	Number          int
-	Kind, Seam      string
-	Verdict, Class  string
-	Source, Why     string
-	Iteration       string
-	Line            string
+	Anchor         string
+	Number         int
+	Kind, Seam     string
+	Verdict, Class string
+	Source, Why    string
+	Iteration      string
+	Line           string
+	// Repeats words a recorded finding filed more than once; empty
+	// otherwise.
+	Repeats         string
 	Message         string
 	Identity        string
 	Baseline        string
@@ -492,6 +495,7 @@ func htmlFindingOf(r *Report, f Finding, run, n int, rules map[string]Rule) *htm
 	if f.Line > 0 {
 		hf.Line = strconv.FormatInt(f.Line, 10)
 	}
+	hf.Repeats = RepeatsPhrase(f)
 	if tag := baselineTag(f); tag != "" {
 		hf.Baseline = strings.TrimPrefix(tag, " · ")
 	}

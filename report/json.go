@@ -189,24 +189,28 @@ type jsonRow struct {
 }
 
 type jsonFinding struct {
-	Kind              string        `json:"kind"`
-	Seam              string        `json:"seam"`
-	Subjects          []jsonSubject `json:"subjects"`
-	Predicate         *string       `json:"predicate"`
-	Advisory          bool          `json:"advisory"`
-	Synthetic         bool          `json:"synthetic"`
-	Iteration         *int64        `json:"iteration"`
-	FiledAt           *string       `json:"filedAt"`
-	Message           string        `json:"message"`
-	Identity          string        `json:"identity"`
-	Source            string        `json:"source"`
-	Why               *string       `json:"why,omitempty"`
-	Epoch             *int64        `json:"epoch"`
-	Line              *int64        `json:"line"`
-	Witnesses         int           `json:"witnesses"`
-	WitnessesRecorded bool          `json:"witnessesRecorded"`
-	StampedWitnesses  int           `json:"stampedWitnesses"`
-	Baseline          *jsonMark     `json:"baseline,omitempty"`
+	Kind      string        `json:"kind"`
+	Seam      string        `json:"seam"`
+	Subjects  []jsonSubject `json:"subjects"`
+	Predicate *string       `json:"predicate"`
+	Advisory  bool          `json:"advisory"`
+	Synthetic bool          `json:"synthetic"`
+	Iteration *int64        `json:"iteration"`
+	FiledAt   *string       `json:"filedAt"`
+	Message   string        `json:"message"`
+	Identity  string        `json:"identity"`
+	Source    string        `json:"source"`
+	Why       *string       `json:"why,omitempty"`
+	Epoch     *int64        `json:"epoch"`
+	Line      *int64        `json:"line"`
+	// Copies and LastLine are present only for a recorded finding filed
+	// more than once: how many events filed it, and the last one's line.
+	Copies            int       `json:"copies,omitempty"`
+	LastLine          int64     `json:"lastLine,omitempty"`
+	Witnesses         int       `json:"witnesses"`
+	WitnessesRecorded bool      `json:"witnessesRecorded"`
+	StampedWitnesses  int       `json:"stampedWitnesses"`
+	Baseline          *jsonMark `json:"baseline,omitempty"`
 	// Proof is every witness in full and every recording position of the
 	// finding's evidence.
 	Proof jsonProof `json:"proof"`
@@ -453,6 +457,9 @@ func jsonRunOf(r *Report, run Run) jsonRun {
 		if f.Line > 0 {
 			line := f.Line
 			jf.Line = &line
+		}
+		if f.Repeats > 0 {
+			jf.Copies, jf.LastLine = f.Events(), f.LastLine
 		}
 		if run.Replayed != nil {
 			why := f.Why

@@ -408,7 +408,9 @@ func findingOneLine(f Finding) string {
 	if f.Iteration != nil {
 		fmt.Fprintf(&b, " · iteration %d", *f.Iteration)
 	}
-	if f.Line > 0 {
+	if rp := RepeatsPhrase(f); rp != "" {
+		b.WriteString(" · " + rp)
+	} else if f.Line > 0 {
 		fmt.Fprintf(&b, " · line %d", f.Line)
 	}
 	msg := f.Message

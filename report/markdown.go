@@ -282,7 +282,9 @@ func mdFinding(r *Report, f Finding) string {
 	if f.Iteration != nil {
 		where = append(where, fmt.Sprintf("iteration %d", *f.Iteration))
 	}
-	if f.Line > 0 {
+	if rp := RepeatsPhrase(f); rp != "" {
+		where = append(where, rp)
+	} else if f.Line > 0 {
 		where = append(where, fmt.Sprintf("line %d", f.Line))
 	}
 	if f.Source != "" && f.Source != "recorded" {

@@ -90,16 +90,19 @@ type sarifNotification struct {
 }
 
 type sarifResult struct {
-	RuleID              string             `json:"ruleId"`
-	RuleIndex           int                `json:"ruleIndex"`
-	Level               string             `json:"level"`
-	Message             sarifText          `json:"message"`
-	Locations           []sarifLocation    `json:"locations,omitempty"`
-	RelatedLocations    []sarifRelated     `json:"relatedLocations,omitempty"`
-	PartialFingerprints map[string]string  `json:"partialFingerprints"`
-	BaselineState       string             `json:"baselineState,omitempty"`
-	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
-	Properties          map[string]any     `json:"properties"`
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations,omitempty"`
+	RelatedLocations    []sarifRelated    `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	// OccurrenceCount is set only for a recorded finding filed more than
+	// once (SARIF's own field; absent means once).
+	OccurrenceCount int                `json:"occurrenceCount,omitempty"`
+	BaselineState   string             `json:"baselineState,omitempty"`
+	Suppressions    []sarifSuppression `json:"suppressions,omitempty"`
+	Properties      map[string]any     `json:"properties"`
 }
 
 type sarifSuppression struct {
@@ -288,6 +291,9 @@ func (b *sarifBuilder) findingResult(run *Run, f Finding) sarifResult {
 	if f.Drift {
 		props["drift"] = true
 	}
+	if f.Repeats > 0 && f.LastLine > 0 {
+		props["lastLine"] = f.LastLine
+	}
 	res := sarifResult{
 		RuleID:              id,
 		RuleIndex:           idx,
@@ -297,6 +303,9 @@ func (b *sarifBuilder) findingResult(run *Run, f Finding) sarifResult {
 		RelatedLocations:    b.relatedLocations(run, f),
 		PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(f.Identity)},
 		Properties:          props,
+	}
+	if f.Repeats > 0 {
+		res.OccurrenceCount = f.Events()
 	}
 	if m := f.Baseline; m != nil {
 		if m.Expired {

@@ -580,6 +580,9 @@ func textFinding(t *textWriter, r *Report, run *Run, i, number int, runs []int, 
 		t.line(6, styleDim, witnessLine(f))
 	}
 	t.hang(6, 8, styleDim, PositionsLine(run, f))
+	if rp := RepeatsPhrase(f); rp != "" {
+		t.hang(6, 8, styleDim, "⚠ "+rp+", listed once")
+	}
 	// A side that could not judge weakens the finding's agreement; that,
 	// and drift, are said by default, every other reason with --ledger.
 	if f.Drift || strings.HasPrefix(f.Why, "replay lacked input") || o.Ledger && f.Why != "" {
