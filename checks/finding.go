@@ -98,8 +98,9 @@ type Finding struct {
 }
 
 // Events is how many finding events the finding stands for: itself and
-// its copies.
-func (f Finding) Events() int { return 1 + f.Repeats }
+// its copies (a negative count, which only a tampered saved report can
+// carry, counts none).
+func (f Finding) Events() int { return 1 + max(0, f.Repeats) }
 
 // Identity is the finding's dedup key: kind, seam, the sorted subjects and
 // the predicate, with the epoch left out so that one defect re-detected on a

@@ -201,7 +201,7 @@ func PositionText(run *Run, p checks.Position) string {
 // RepeatsPhrase words how often a recorded finding was filed, when more
 // than once: "recorded 200,000 times, lines 4…200003". Empty otherwise.
 func RepeatsPhrase(f Finding) string {
-	if f.Repeats == 0 {
+	if f.Events() == 1 {
 		return ""
 	}
 	s := "recorded " + groupDigits(f.Events()) + " times"
