@@ -16,6 +16,7 @@ import (
 func Build(inputs []InputResult, opts Options) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Options: opts, Sources: inputs}
 	var facts []runFacts
+	phrases := newInterner()
 	for _, in := range inputs {
 		if in.NotRecording {
 			r.Skipped = append(r.Skipped, skippedInput(in))
@@ -38,6 +39,8 @@ func Build(inputs []InputResult, opts Options) *Report {
 			}
 			rr.Damage = append(append(inputDamage(in.Stats, rr), rr.Damage...), ledgerDamage(rr.Recorded)...)
 			run := buildRun(rr, input, opts)
+			phrases.side(&run.Recorded)
+			phrases.side(run.Replayed)
 			r.Runs = append(r.Runs, run)
 			facts = append(facts, factsOf(rr, &run, input.Format, len(r.Inputs)))
 		}
