@@ -62,8 +62,8 @@ func (in *interner) side(s *Side) {
 	if s == nil {
 		return
 	}
-	in.strs(s.Silent)
-	in.strs(s.NeverRan)
+	s.Silent = in.list(s.Silent)
+	s.NeverRan = in.list(s.NeverRan)
 	s.Ledger = in.str(s.Ledger)
 	s.Posture = in.str(s.Posture)
 	for i := range s.Rows {
