@@ -18,10 +18,7 @@ import (
 // judged run costs the whole process.
 func BenchmarkManyRuns(b *testing.B) {
 	dir := b.TempDir()
-	decl := filepath.Join(dir, "armed.yaml")
-	if err := os.WriteFile(decl, []byte(hostile.ArmAll(hostile.Tools)), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	decl := armedDeclarations(b, dir)
 	for _, n := range []int{10_000, 40_000} {
 		path := filepath.Join(dir, fmt.Sprintf("many-%d.jsonl.gz", n))
 		var buf bytes.Buffer

@@ -13,6 +13,17 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
+// armedDeclarations writes declarations arming every check for the hostile
+// runs' tools into dir and returns their path.
+func armedDeclarations(tb testing.TB, dir string) string {
+	tb.Helper()
+	decl := filepath.Join(dir, "armed.yaml")
+	if err := os.WriteFile(decl, []byte(hostile.ArmAll(hostile.Tools)), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return decl
+}
+
 // TestMemoryCases runs each memory case of docs/security.md, scaled down to
 // seconds, with every check armed: each completes with its report and exit
 // code, or stops at the limit it names. The same generators write the
@@ -20,10 +31,7 @@ import (
 // only what must hold at any size is asserted.
 func TestMemoryCases(t *testing.T) {
 	dir := t.TempDir()
-	decl := filepath.Join(dir, "armed.yaml")
-	if err := os.WriteFile(decl, []byte(hostile.ArmAll(hostile.Tools)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	decl := armedDeclarations(t, dir)
 	gz := func(write func(io.Writer) (int64, error)) func(io.Writer) (int64, error) {
 		return func(w io.Writer) (int64, error) {
 			zw := gzip.NewWriter(w)
