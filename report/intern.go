@@ -2,7 +2,7 @@ package report
 
 import (
 	"slices"
-	"strings"
+	"strconv"
 )
 
 // interner hands out one copy of each phrase a report repeats. The ledger
@@ -45,7 +45,7 @@ func (in *interner) list(ss []string) []string {
 	if len(ss) == 0 {
 		return ss
 	}
-	key := strings.Join(ss, "\x00")
+	key := listKey(ss)
 	if t, ok := in.lists[key]; ok {
 		return t
 	}
@@ -55,6 +55,18 @@ func (in *interner) list(ss []string) []string {
 		in.lists[key] = ss
 	}
 	return ss
+}
+
+// listKey names a list by its phrases, each preceded by its length, so that
+// no two lists share a key whatever bytes a recording put in them.
+func listKey(ss []string) string {
+	var b []byte
+	for _, s := range ss {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+	}
+	return string(b)
 }
 
 // side interns what a side's rows and summary say.
