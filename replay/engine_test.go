@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/golden"
 	"github.com/fpcheck/fpcheck/recording"
 )
 
@@ -111,21 +112,9 @@ func checkFixtureHashes(t *testing.T, root string) {
 
 // checkGolden compares got with the golden file, or rewrites it under
 // -update.
-func checkGolden(t *testing.T, golden string, got []byte) {
+func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./replay -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("replayed evidence differs from %s (-want +got):\n%s", golden, diff)
-	}
+	golden.Compare(t, path, got, *update)
 }
 
 // findingsOf summarises findings as identities, for assertions that do not

@@ -6,12 +6,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/golden"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/replay"
 )
@@ -188,24 +186,7 @@ func TestGolden(t *testing.T) {
 
 func compareGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(escapeControls(string(want)), escapeControls(string(got))))
-	}
-}
-
-// escapeControls makes styled output reviewable in a diff.
-func escapeControls(s string) string {
-	return strings.ReplaceAll(s, "\x1b", `\x1b`)
+	golden.Compare(t, path, got, *update)
 }
 
 // TestRenderDeterministic renders every golden case twice: same model, same

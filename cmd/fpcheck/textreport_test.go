@@ -10,8 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/fpcheck/fpcheck/internal/golden"
 	"github.com/fpcheck/fpcheck/internal/synth"
 	"github.com/fpcheck/fpcheck/report"
 )
@@ -126,17 +125,5 @@ func TestShortFormatMatchesProblemMatchers(t *testing.T) {
 
 func compareText(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/fpcheck -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
+	golden.Compare(t, path, got, *update)
 }
