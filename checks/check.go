@@ -158,6 +158,21 @@ type Frame struct {
 	// Gaps name what could not be rebuilt. A frame without gaps is exactly
 	// the request the model saw, as far as the recording states it.
 	Gaps []string
+	// Texts, when set, answers lookups in the frame's texts lowered. A run
+	// carries most of one request into the next, so a replay keeps each
+	// distinct text lowered once for the whole run and remembers what was
+	// found in it, instead of every judgement lowering the frame again.
+	// Nil: a judgement lowers the texts it searches.
+	Texts FrameTexts
+}
+
+// FrameTexts is a frame's texts as lookups search them: text i is system
+// prompt piece i, and past the pieces, text len(System)+j is message j.
+type FrameTexts interface {
+	// Holds reports whether text i, lowered (Lower), holds needle (lowered).
+	// An error means the text could not be read back, and nothing can be
+	// said of the value.
+	Holds(i int, needle string) (bool, error)
 }
 
 // Complete reports whether the frame has no gaps.

@@ -175,8 +175,9 @@ type ServedTexts interface {
 	// Holding calls yield with the index of each result whose lowered
 	// text holds needle (lowered), in order, until yield returns false.
 	// Results of a named tool that is not one of the grounds may be left
-	// out: they decide nothing. An error means a text could not be read
-	// back, and nothing can be said of the value.
+	// out: they decide nothing; so may the results after the first one of
+	// a ground, where a lookup stops. An error means a text could not be
+	// read back, and nothing can be said of the value.
 	Holding(needle string, yield func(i int) bool) error
 }
 

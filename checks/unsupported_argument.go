@@ -199,30 +199,54 @@ const (
 	nowhereInFrame
 )
 
-// frameTexts are the texts of one frame, each lowered on first use and at
-// most once, however many values are looked up in it.
+// frameTexts are the texts of one frame as one judgement searches them:
+// through the frame's own Texts when it has them, otherwise each lowered
+// on first use and at most once, however many values are looked up in it.
 type frameTexts struct {
+	held             FrameTexts
+	nSystem          int
 	system, messages *lowerMemo
 }
 
 func newFrameTexts(f Frame) *frameTexts {
+	if f.Texts != nil {
+		return &frameTexts{held: f.Texts}
+	}
 	msgs := make([]string, len(f.Messages))
 	for i, m := range f.Messages {
 		msgs[i] = m.Content
 	}
-	return &frameTexts{system: newLowerMemo(f.System), messages: newLowerMemo(msgs)}
+	return &frameTexts{nSystem: len(f.System), system: newLowerMemo(f.System), messages: newLowerMemo(msgs)}
 }
 
-// locate finds a lowered value in a frame whose texts ft holds lowered.
-func locate(needle string, frame Frame, ft *frameTexts) groundedness {
+// holds is FrameTexts.Holds over the frame's texts.
+func (ft *frameTexts) holds(i int, needle string) (bool, error) {
+	switch {
+	case ft.held != nil:
+		return ft.held.Holds(i, needle)
+	case i < ft.nSystem:
+		return strings.Contains(ft.system.at(i), needle), nil
+	}
+	return strings.Contains(ft.messages.at(i-ft.nSystem), needle), nil
+}
+
+// locate finds a lowered value in a frame whose texts ft holds.
+func locate(needle string, frame Frame, ft *frameTexts) (groundedness, error) {
 	for i := range frame.System {
-		if strings.Contains(ft.system.at(i), needle) {
-			return groundedInFrame
+		has, err := ft.holds(i, needle)
+		if err != nil {
+			return 0, err
+		}
+		if has {
+			return groundedInFrame, nil
 		}
 	}
 	inAssistant := false
 	for i, m := range frame.Messages {
-		has := strings.Contains(ft.messages.at(i), needle)
+		has, err := ft.holds(len(frame.System)+i, needle)
+		if err != nil {
+			return 0, err
+		}
 		if !has {
 			continue
 		}
@@ -230,12 +254,12 @@ func locate(needle string, frame Frame, ft *frameTexts) groundedness {
 			inAssistant = true
 			continue
 		}
-		return groundedInFrame
+		return groundedInFrame, nil
 	}
 	if inAssistant {
-		return onlyInAssistant
+		return onlyInAssistant, nil
 	}
-	return nowhereInFrame
+	return nowhereInFrame, nil
 }
 
 // maxQuoted bounds how much of a value a message quotes.
@@ -281,7 +305,12 @@ func excusedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTex
 		if ft == nil {
 			ft = newFrameTexts(frame)
 		}
-		where := locate(strings.ToLower(value), frame, ft)
+		where, err := locate(strings.ToLower(value), frame, ft)
+		if err != nil {
+			unjudged = append(unjudged, fmt.Sprintf("'%s' argument %s = \"%s\" (call %s) cannot be looked up in the iteration %d frame: %v",
+				call.Name, leaf.path, clip(value), orUnknown(call.ID), frame.Iteration, err))
+			continue
+		}
 		if where == groundedInFrame {
 			continue
 		}

@@ -733,6 +733,7 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	}
 	if e.need.frame {
 		view.Frame = e.buildFrame(p, it)
+		view.Frame.Texts = e.frameTexts(view.Frame)
 	}
 	e.call = &callState{view: view}
 

@@ -46,13 +46,13 @@ func Frames(run *recording.Run, decl *checks.Declarations) ([]CallFrame, error) 
 		Armed: func(*checks.Declarations) bool { return true },
 		OnCompose: func(v checks.ComposeView, _ *checks.Declarations) checks.Verdict {
 			cf := at(v.Call.Iteration)
-			cf.Stage, cf.Frame, cf.Served = v.Call.Stage, v.Call.Frame, v.Call.Served
+			cf.Stage, cf.Frame, cf.Served = v.Call.Stage, shown(v.Call.Frame), v.Call.Served
 			return checks.Verdict{None: true}
 		},
 		OnChoice: func(v checks.ChoiceView, _ *checks.Declarations) checks.Verdict {
 			cf := at(v.Call.Iteration)
 			if cf.Stage == "" {
-				cf.Stage, cf.Frame, cf.Served = v.Call.Stage, v.Call.Frame, v.Call.Served
+				cf.Stage, cf.Frame, cf.Served = v.Call.Stage, shown(v.Call.Frame), v.Call.Served
 			}
 			cf.Calls = append(cf.Calls, v.Calls...)
 			return checks.Verdict{None: true}
@@ -69,4 +69,49 @@ func Frames(run *recording.Run, decl *checks.Declarations) ([]CallFrame, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// shown is a frame as a reader is shown it: its lookups search the run's
+// store, which is let go when the replay ends.
+func shown(f checks.Frame) checks.Frame {
+	f.Texts = nil
+	return f
+}
+
+// frameTexts is checks.FrameTexts over the run's store: each text of one
+// request frame by its ref there, so that it is lowered once in the run
+// however many frames carry it, and searched through the run's lookup
+// memo, so that it is searched for a value once. Refs are taken when a
+// value is first looked up in the frame: a frame no armed call is judged
+// against costs nothing.
+type frameTexts struct {
+	e        *engine
+	system   []string
+	messages []checks.Message
+	refs     []textRef
+	buf      []byte
+}
+
+// frameTexts is the lookups of frame f.
+func (e *engine) frameTexts(f checks.Frame) checks.FrameTexts {
+	return &frameTexts{e: e, system: f.System, messages: f.Messages}
+}
+
+func (ft *frameTexts) Holds(i int, needle string) (bool, error) {
+	st := ft.e.store
+	if ft.refs == nil {
+		st.newPlaces()
+		ft.refs = make([]textRef, len(ft.system)+len(ft.messages))
+		for j, s := range ft.system {
+			ft.refs[j] = st.lowerAt(s)
+		}
+		for j, m := range ft.messages {
+			ft.refs[len(ft.system)+j] = st.lowerAt(m.Content)
+		}
+	}
+	m := &ft.e.lookups
+	vm, _ := m.of(needle, nil)
+	has, buf, err := m.holds(st, vm, ft.refs[i], needle, ft.buf)
+	ft.buf = buf
+	return has, err
 }

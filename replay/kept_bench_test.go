@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
 )
 
@@ -116,10 +115,6 @@ func vmHWM() uint64 {
 //
 //	go test ./replay -run '^$' -bench 'KeptState/distinct-65536x32K' -benchtime 1x
 func BenchmarkKeptState(b *testing.B) {
-	decl, err := checks.ParseDeclarations("bench.yaml", []byte(synthArmAll))
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, bc := range []struct {
 		name       string
 		n, size    int
@@ -138,12 +133,7 @@ func BenchmarkKeptState(b *testing.B) {
 			for b.Loop() {
 				runtime.GC()
 				stop := peakHeap()
-				run := &recording.Run{Input: "kept.jsonl", ID: "run-kept"}
-				p, err := prepare(checks.Registry, run, decl, Options{}, false)
-				if err != nil {
-					b.Fatal(err)
-				}
-				e := newEngine(p.reg, p.effective, p.posture, run, false)
+				e := armedEngine(b, &recording.Run{Input: "kept.jsonl", ID: "run-kept"})
 				feed := func(ev *recording.Event) {
 					events++
 					bytesIn += int64(len(ev.Payload))

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -45,6 +46,9 @@ func KeepInMemoryFor(maxRunBytes int64) int64 {
 type textStore struct {
 	ids   map[textDigest]textRef
 	items []storedText
+	// placed are the lowered refs of recently asked strings by where
+	// their bytes are (see lowerAt).
+	placed, oldPlaced map[textPlace]textRef
 
 	budget    int64
 	memBytes  int64
@@ -106,6 +110,43 @@ func (st *textStore) intern(s string) textRef {
 // its ref: a text served again is neither lowered nor kept twice.
 func (st *textStore) internLower(s string, lower func(string) string) textRef {
 	return st.internAs(digestOf(asLowered, s), func() string { return lower(s) })
+}
+
+// textPlace is a string known by where its bytes are. Go strings never
+// change and the pointer keeps the bytes alive, so equal places hold equal
+// bytes; knowing a string by its place costs nothing, where its digest
+// costs a pass over it.
+type textPlace struct {
+	p *byte
+	n int
+}
+
+// lowerAt is internLower(s, checks.Lower) for the texts of request frames.
+// A frame hands on the very strings of the one before it (the history it
+// was rebuilt from, texts decoded once for consecutive calls), so those of
+// the last two generations are known by place and are not hashed again:
+// a long history, carried into call after call, costs its hashing once.
+func (st *textStore) lowerAt(s string) textRef {
+	k := textPlace{unsafe.StringData(s), len(s)}
+	if r, ok := st.placed[k]; ok {
+		return r
+	}
+	r, ok := st.oldPlaced[k]
+	if !ok {
+		r = st.internLower(s, checks.Lower)
+	}
+	if st.placed == nil {
+		st.placed = map[textPlace]textRef{}
+	}
+	st.placed[k] = r
+	return r
+}
+
+// newPlaces starts a generation of lowerAt's places, at each frame
+// searched; the one before the last is let go, and with it its strings.
+func (st *textStore) newPlaces() {
+	st.oldPlaced, st.placed = st.placed, st.oldPlaced
+	clear(st.placed)
 }
 
 // internAs keeps what text makes under digest d, unless d is known.
@@ -202,7 +243,11 @@ func (st *textStore) text(r textRef) (string, error) {
 
 // close drops the texts and removes the file.
 func (st *textStore) close() error {
-	if st == nil || st.file == nil {
+	if st == nil {
+		return nil
+	}
+	st.placed, st.oldPlaced = nil, nil
+	if st.file == nil {
 		return nil
 	}
 	err := st.file.Close()
@@ -223,48 +268,96 @@ type servedEntry struct {
 	low          textRef
 }
 
-// maxLookupMemo bounds the answers and hits lookupMemo keeps; past it
-// they are forgotten and found again.
-const maxLookupMemo = 1 << 20
+// maxLookupMemo bounds the bytes lookupMemo keeps; past it what it
+// remembers is forgotten and found again.
+const maxLookupMemo = 4 << 20
 
-// lookupMemo remembers what earlier key-argument lookups found. The same
-// identifier is looked up at every call that uses it, each time in every
-// result served before, and a result is often served many times over. So
-// for each lowered value and set of grounds it keeps how far the results
-// were searched and which of them hold the value (hits), and for each
-// distinct text whether it holds the value (answers): a later lookup of
-// the value walks its hits and searches only the results served since,
-// and each distinct text is searched for a value at most once in the run.
+// lookupMemo remembers what earlier lookups of identifiers found in the
+// run's lowered texts. The same identifier is looked up at every call that
+// uses it, in every result served before and in every frame the model
+// chose from, and a text is served and carried into requests many times
+// over. So for each lowered value it keeps which texts of the store were
+// searched and which of them hold it, two bits a text (a text is searched
+// for a value at most once in the run, whatever holds it), and for each
+// value and set of grounds how far the served results were walked and
+// which of them can decide a lookup (hits): a later lookup of the value
+// walks its hits and only the results served since. What it keeps is
+// counted in bytes, as the run's kept bytes count it.
 type lookupMemo struct {
-	scans map[string]*lookupScan
-	size  int
+	values map[string]*valueMemo
+	scans  map[string]*lookupScan
+	bytes  int64
+	// limit is the bound on bytes; 0 is maxLookupMemo.
+	limit int64
+}
+
+// valueMemo is what the searches for one lowered value found: bit r of
+// searched is set once text r has been searched, and of holds when it
+// holds the value.
+type valueMemo struct {
+	searched, holds []uint64
 }
 
 // lookupScan is what the lookups of one value under one set of grounds
-// found: every result below scanned that may decide them and holds the
-// value is in hits, in order.
+// found among the results below scanned: the results that hold the value
+// and may decide a lookup, in order. Once a result of a named ground is
+// among them (done), no later result is read: a lookup stops there.
 type lookupScan struct {
-	needle  string
 	scanned int
 	hits    []int32
-	answers map[textRef]bool
+	done    bool
 }
 
-func (m *lookupMemo) of(needle string, grounds []string) *lookupScan {
-	if m.size >= maxLookupMemo {
-		m.scans, m.size = nil, 0
+// of is the memo of a value, and of the value under grounds when grounds
+// is not nil, after forgetting everything once the memo is full.
+func (m *lookupMemo) of(needle string, grounds []string) (*valueMemo, *lookupScan) {
+	if limit := cmp.Or(m.limit, maxLookupMemo); m.bytes >= limit {
+		*m = lookupMemo{limit: m.limit}
 	}
-	key := needle + "\x00" + strings.Join(grounds, "\x00")
-	if sc, ok := m.scans[key]; ok {
-		return sc
+	vm := memoEntry(m, &m.values, needle)
+	if grounds == nil {
+		return vm, nil
 	}
-	if m.scans == nil {
-		m.scans = map[string]*lookupScan{}
+	sc := memoEntry(m, &m.scans, needle+"\x00"+strings.Join(grounds, "\x00"))
+	return vm, sc
+}
+
+// memoEntry is the entry of key in *table, made and counted when missing.
+func memoEntry[T any](m *lookupMemo, table *map[string]*T, key string) *T {
+	v, ok := (*table)[key]
+	if !ok {
+		if *table == nil {
+			*table = map[string]*T{}
+		}
+		v = new(T)
+		(*table)[key] = v
+		m.bytes += entryCost + int64(len(key))
 	}
-	sc := &lookupScan{needle: needle, answers: map[textRef]bool{}}
-	m.scans[key] = sc
-	m.size++
-	return sc
+	return v
+}
+
+// holds reports whether lowered text r holds needle, whose memo is vm,
+// searching the text only the first time; buf is scratch space for a
+// spilled text, returned for reuse.
+func (m *lookupMemo) holds(st *textStore, vm *valueMemo, r textRef, needle string, buf []byte) (bool, []byte, error) {
+	w, bit := int(r)/64, uint64(1)<<(uint(r)%64)
+	if w < len(vm.searched) && vm.searched[w]&bit != 0 {
+		return vm.holds[w]&bit != 0, buf, nil
+	}
+	has, buf, err := st.contains(r, needle, buf)
+	if err != nil {
+		return false, buf, err
+	}
+	if grow := w + 1 - len(vm.searched); grow > 0 {
+		vm.searched = append(vm.searched, make([]uint64, grow)...)
+		vm.holds = append(vm.holds, make([]uint64, grow)...)
+		m.bytes += 16 * int64(grow)
+	}
+	vm.searched[w] |= bit
+	if has {
+		vm.holds[w] |= bit
+	}
+	return has, buf, nil
 }
 
 // servedView is the first n served results as checks.KeyArgumentsIn
@@ -291,7 +384,7 @@ func (v *servedView) decides(i int) bool {
 
 func (v *servedView) Holding(needle string, yield func(i int) bool) error {
 	m := &v.e.lookups
-	sc := m.of(needle, v.grounds)
+	vm, sc := m.of(needle, v.grounds)
 	for _, i := range sc.hits {
 		if int(i) >= v.n {
 			return nil
@@ -300,29 +393,24 @@ func (v *servedView) Holding(needle string, yield func(i int) bool) error {
 			return nil
 		}
 	}
-	for sc.scanned < v.n {
+	for !sc.done && sc.scanned < v.n {
 		i := sc.scanned
+		sc.scanned++
 		if !v.decides(i) {
-			sc.scanned++
 			continue
 		}
-		r := v.e.served[i].low
-		has, ok := sc.answers[r]
-		if !ok {
-			var err error
-			has, v.buf, err = v.e.store.contains(r, needle, v.buf)
-			if err != nil {
-				return err
-			}
-			sc.answers[r] = has
-			m.size++
+		has, buf, err := m.holds(v.e.store, vm, v.e.served[i].low, needle, v.buf)
+		v.buf = buf
+		if err != nil {
+			sc.scanned--
+			return err
 		}
-		sc.scanned++
 		if !has {
 			continue
 		}
 		sc.hits = append(sc.hits, int32(i))
-		m.size++
+		m.bytes += 4
+		sc.done = v.e.served[i].tool != ""
 		if !yield(i) {
 			return nil
 		}
@@ -379,12 +467,13 @@ func (e *engine) nameCall(id, name string) {
 }
 
 // keptBytes is what the run keeps so far for judgements still to come:
-// its texts in store (in memory and in its file) and the entries that
-// name them (served results, calls, names, claim readings, messages kept
-// for evictions, deferred encounters). It grows with the run and never
-// shrinks until the run is judged, so a limit on it bounds the run. What
-// one model call holds while it is judged (its request frame) is not in
-// it: that is bounded by one request.
+// its texts in store (in memory and in its file), the entries that name
+// them (served results, calls, names, claim readings, messages kept for
+// evictions, deferred encounters) and what its lookups remember. But for
+// the lookups, which forget at a fixed bound, it grows with the run and
+// never shrinks until the run is judged, so a limit on it bounds the run.
+// What one model call holds while it is judged (its request frame) is not
+// in it: that is bounded by one request.
 func (e *engine) keptBytes() int64 {
-	return e.store.kept() + e.kept
+	return e.store.kept() + e.kept + e.lookups.bytes
 }

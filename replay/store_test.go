@@ -270,6 +270,78 @@ func TestServedLookupsMatchSlice(t *testing.T) {
 	}
 }
 
+// TestLookupMemoBounded: many distinct values looked up in many results
+// keep the memo within its bound (past it, it forgets and starts again),
+// and what is found again is what a plain search finds.
+func TestLookupMemoBounded(t *testing.T) {
+	run := &recording.Run{Input: "lookups.jsonl", ID: "run-lookups"}
+	e := newEngine(checks.Registry, &checks.Declarations{}, checks.PostureObserve, run, false)
+	const limit = 8 << 10
+	e.lookups.limit = limit
+	var plain []checks.ServedResult
+	for i := range 600 {
+		tool := []string{"fleet_report", "other_tool", ""}[i%3]
+		text := fmt.Sprintf("Report %d: host-%03d and host-%03d", i, i%250, (i*7)%250)
+		e.serve(tool, fmt.Sprintf("c-%d", i), text)
+		plain = append(plain, checks.ServedResult{Tool: tool, CallID: fmt.Sprintf("c-%d", i), Text: text})
+	}
+	tool := &checks.ToolDecl{Name: "lookup", ArgumentsFrom: []string{"fleet_report"}}
+	// One value's worth beside the bound: its entries, its two bits a
+	// text and its hits.
+	slack := int64(2*(entryCost+64) + 16*(600/64+1) + 4*600)
+	forgot := false
+	for round := range 2 {
+		for v := range 300 {
+			args := json.RawMessage(fmt.Sprintf(`{"machine":"HOST-%03d"}`, (v*13+round)%300))
+			before := e.lookups.bytes
+			got, problem, _ := e.groundKeys(tool, "q", args, len(plain))
+			want, err := checks.KeyArguments(args, tool.ArgumentsFrom, plain)
+			if problem != "" || err != nil {
+				t.Fatalf("%s %v", problem, err)
+			}
+			for i := range want {
+				if want[i].ProducedBy != nil {
+					want[i].ProducedBy.Text = ""
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d, value %d (-plain +remembered):\n%s", round, v, diff)
+			}
+			if e.lookups.bytes > limit+slack {
+				t.Fatalf("the memo keeps %d bytes, past its bound of %d and one value's %d", e.lookups.bytes, limit, slack)
+			}
+			forgot = forgot || e.lookups.bytes < before
+			if e.keptBytes() < e.store.kept()+e.lookups.bytes {
+				t.Fatalf("kept bytes %d leave out the memo's %d", e.keptBytes(), e.lookups.bytes)
+			}
+		}
+	}
+	if !forgot {
+		t.Error("the memo never reached its bound: the case tests too little")
+	}
+}
+
+// TestLookupOfIdenticalResults: a value that every one of many identical
+// results holds is searched for in their one text once, and the memo
+// keeps the first result that decides it, not every result holding it.
+func TestLookupOfIdenticalResults(t *testing.T) {
+	run := &recording.Run{Input: "lookups.jsonl", ID: "run-lookups"}
+	e := newEngine(checks.Registry, &checks.Declarations{}, checks.PostureObserve, run, false)
+	for i := range 10_000 {
+		e.serve("fleet_report", fmt.Sprintf("c-%d", i), "IDS screen2 screen7 rack-a1")
+	}
+	tool := &checks.ToolDecl{Name: "screen_fire", ArgumentsFrom: []string{"fleet_report"}}
+	for range 3 {
+		keys, problem, _ := e.groundKeys(tool, "f", json.RawMessage(`{"id":"screen2"}`), len(e.served))
+		if problem != "" || len(keys) != 1 || keys[0].ProducedBy == nil || keys[0].ProducedBy.CallID != "c-0" {
+			t.Fatalf("keys %+v, %q", keys, problem)
+		}
+	}
+	if e.lookups.bytes > 1024 {
+		t.Errorf("the memo keeps %d bytes for one value in one text", e.lookups.bytes)
+	}
+}
+
 // TestLookupReadFailureIsStated: results that cannot be read back make the
 // key arguments a stated problem (the empty-lookup encounter is then
 // unreachable), never a value no ground produced.
