@@ -56,6 +56,7 @@ func (e *innerError) Unwrap() error { return e.err }
 func (l *loader) readDocument(src *source) error {
 	w := &docWalker{l: l, src: src, packedTop: src.format == formatPacked, innerAt: "payload.value"}
 	l.split.holdLast = true
+	l.split.fold = l.opts.Fold
 	s := newScanner(src.br, l.opts.MaxNesting)
 	if l.spec != nil {
 		s.spec, s.skip = l.spec, src.skip

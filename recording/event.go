@@ -104,6 +104,22 @@ type Run struct {
 	Snapshot *SnapshotFacts
 }
 
+// RunFold is one run folded as its events are read (Options.Fold).
+type RunFold interface {
+	// Add folds the run's next event. The event and its payload's bytes
+	// are the loader's only during the call: whatever the fold keeps it
+	// copies. An error stops the input, as a callback's does.
+	Add(ev *Event) error
+	// Kept is what the fold holds so far, in bytes, for MaxRunBytes.
+	Kept() int64
+	// End is called once, when the run is handed over; an error stops
+	// the input, as a callback's does.
+	End() error
+	// Drop lets a fold go without ending it: its run passed a limit of
+	// its own and is never handed over.
+	Drop()
+}
+
 // SnapshotFacts is the part of a recording's engine snapshot a replay needs.
 // The loader streams past the rest of the snapshot without keeping it.
 type SnapshotFacts struct {

@@ -133,7 +133,9 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 	l.stats.HasEvents = true
 	l.split.filter = l.opts.PayloadFilter
 	l.split.release = l.opts.Release
-	l.dec.alias = l.split.filter != nil
+	l.split.fold = l.opts.Fold
+	l.split.aliased = l.split.filter != nil || l.split.fold != nil
+	l.dec.alias = l.split.aliased
 	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}
 	if l.opts.Workers > 1 {
 		return l.readNDJSONParallel(src, lr, w, 0)

@@ -17,7 +17,8 @@ type Options struct {
 	MaxEventsPerRun int
 	// MaxRunBytes caps the bytes one run keeps in memory until it is
 	// handed over: the payloads kept (see PayloadFilter) and each event's
-	// own record. More is an error naming the run, the line and the
+	// own record, or, for a run folded as it is read (see Fold), what its
+	// fold keeps. More is an error naming the run, the line and the
 	// limit. Default 512 MiB.
 	MaxRunBytes int64
 	// MaxPackedExpansion caps the plain JSON a packed recording may stand
@@ -77,6 +78,19 @@ type Options struct {
 	// Release says: its snapshot, which may come after its events,
 	// belongs to its last run.
 	Release func(first *Event) (group string, ordered bool)
+	// Fold, when non-nil, folds each run instead of collecting it: the
+	// loader asks it for a run's fold when the run may start (at its first
+	// event, or for a run Release calls ordered, once the earlier ordered
+	// runs of its group are handed over), feeds the fold each event of the
+	// run as it is read, and ends it where the run would be handed over.
+	// A live run keeps no events of its own: what it costs is what its
+	// fold says it keeps (RunFold.Kept), held to MaxRunBytes. The events of
+	// a run that may not start yet, and of a recording document's runs
+	// (whose snapshot is known only at the document's end), are collected
+	// as without Fold and fed to the fold when it starts, with Run.Events
+	// set. The loader's callback is then called with the run, its Events
+	// nil, after the fold has ended.
+	Fold func(run *Run) (RunFold, error)
 
 	// batchLines and batchBytes bound one batch of lines handed to a
 	// worker (defaults 256 lines, 1 MiB), and inFlightBytes the batches

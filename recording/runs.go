@@ -42,6 +42,13 @@ type splitter struct {
 	holdLast bool
 	last     *runState
 
+	// fold is Options.Fold, for a stream's runs; a document's runs are
+	// collected whole and folded when handed over (holdLast). aliased
+	// says the decoder hands payloads over in its reused buffers, so a
+	// payload collected is copied first.
+	fold    func(*Run) (RunFold, error)
+	aliased bool
+
 	// release is Options.Release, for a stream's runs only; groups are
 	// the runs of each group not yet handed over, in first-event order.
 	release func(first *Event) (group string, ordered bool)
@@ -74,6 +81,11 @@ type runState struct {
 	gone    bool
 	// stopped is true once the run passed a limit of its own (see stop).
 	stopped bool
+	// events counts the run's events so far, collected or folded.
+	events int
+	// fold is the run's fold once it has started (see splitter.start):
+	// from then on its events go to it and Events stays empty.
+	fold RunFold
 }
 
 func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
@@ -130,14 +142,21 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			}
 		}
 		sp.live[id] = rs
+		waits := false
 		if sp.release != nil {
 			if rs.ordered {
+				waits = len(sp.groups[rs.group]) > 0
 				sp.groups[rs.group] = append(sp.groups[rs.group], rs)
 			}
 		} else {
 			sp.queue = append(sp.queue, rs)
 		}
 		continued = seg > 0
+		if sp.folding() && !waits {
+			if err := sp.start(rs); err != nil {
+				return continued, err
+			}
+		}
 	}
 	r := rs.run
 	if rs.stopped {
@@ -145,34 +164,69 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 		// ends it, so the runs that wait for it go on.
 		return continued, sp.ended(rs, ev.Type)
 	}
-	if len(r.Events) >= sp.maxEvents {
+	if rs.events >= sp.maxEvents {
 		return continued, sp.stop(rs, ev.Type, fmt.Errorf("run %s has more than %d events (limit set by --max-events-per-run)", quoteName(id), sp.maxEvents))
 	}
+	rs.events++
 	// Share the run's ID string instead of keeping one copy per event.
 	ev.Meta.RunID = r.ID
-	// Under a filter the decoders hand payloads over in their reused
-	// read buffers (eventDecoder.alias): this is where a payload gets
-	// memory of its own, if it is kept at all.
-	if sp.filter != nil {
-		if rs.keep != nil && ev.Payload != nil && !rs.keep(ev.Type) {
-			ev.Payload, ev.PayloadDropped = nil, true
-		} else {
-			ev.Payload = append(json.RawMessage(nil), ev.Payload...)
+	if r.SessionID == "" {
+		r.SessionID = ev.Meta.SessionID
+	}
+	sp.last = rs
+	dropped := sp.filter != nil && rs.keep != nil && ev.Payload != nil && !rs.keep(ev.Type)
+	if dropped {
+		ev.Payload, ev.PayloadDropped = nil, true
+	}
+	if rs.fold != nil {
+		if err := rs.fold.Add(&ev); err != nil {
+			return continued, &callbackError{err}
 		}
+		if sp.maxBytes > 0 && rs.fold.Kept() > sp.maxBytes {
+			return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
+		}
+		return continued, sp.ended(rs, ev.Type)
+	}
+	// Under a filter or a fold the decoders hand payloads over in their
+	// reused read buffers (eventDecoder.alias): a run that collects its
+	// events gives a payload memory of its own here.
+	if !dropped && sp.aliased {
+		ev.Payload = append(json.RawMessage(nil), ev.Payload...)
 	}
 	// Bytes, not only events, bound a run: five million events of a few
 	// bytes, or a few thousand tool results of megabytes, are both within
 	// the events limit and both far beyond what a run should hold.
 	rs.bytes += eventRecord + int64(len(ev.Payload))
 	if sp.maxBytes > 0 && rs.bytes > sp.maxBytes {
-		return continued, sp.stop(rs, ev.Type, fmt.Errorf("run %s keeps more than %s of events in memory (limit set by --max-run-bytes)", quoteName(id), humanBytes(sp.maxBytes)))
-	}
-	if r.SessionID == "" {
-		r.SessionID = ev.Meta.SessionID
+		return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
 	}
 	r.Events = append(r.Events, ev)
-	sp.last = rs
 	return continued, sp.ended(rs, ev.Type)
+}
+
+func (sp *splitter) tooBig(id string) error {
+	return fmt.Errorf("run %s keeps more than %s in memory (limit set by --max-run-bytes)", quoteName(id), humanBytes(sp.maxBytes))
+}
+
+// folding says whether a stream's runs are folded as they are read.
+func (sp *splitter) folding() bool { return sp.fold != nil && !sp.holdLast }
+
+// start begins a run's fold and feeds it the events collected while the
+// run waited; from then on the run keeps nothing of its own.
+func (sp *splitter) start(rs *runState) error {
+	f, err := sp.fold(rs.run)
+	if err != nil {
+		return &callbackError{err}
+	}
+	rs.fold = f
+	evs := rs.run.Events
+	for i := range evs {
+		if err := f.Add(&evs[i]); err != nil {
+			return &callbackError{err}
+		}
+	}
+	rs.run.Events, rs.bytes = nil, 0
+	return nil
 }
 
 // ended completes a run whose ledger (typ) was just read and hands over
@@ -207,6 +261,10 @@ func (e *RunStop) Unwrap() error { return e.Err }
 func (sp *splitter) stop(rs *runState, typ string, err error) error {
 	rs.stopped = true
 	rs.run.Events = nil
+	if rs.fold != nil {
+		rs.fold.Drop()
+		rs.fold = nil
+	}
 	if e := sp.ended(rs, typ); e != nil {
 		return e
 	}
@@ -234,8 +292,14 @@ func (sp *splitter) releaseRun(rs *runState) error {
 	switch {
 	case n == len(q):
 		delete(sp.groups, rs.group)
+		return nil
 	case n > 0:
 		sp.groups[rs.group] = q[n:]
+	}
+	// The first run of the group still being read may start now: every
+	// earlier one has gone.
+	if next := q[n]; n > 0 && sp.folding() && next.fold == nil && !next.stopped {
+		return sp.start(next)
 	}
 	return nil
 }
@@ -252,7 +316,20 @@ func (sp *splitter) handOver(rs *runState) error {
 	if rs.stopped {
 		return nil
 	}
-	sp.eventsHint = len(rs.run.Events)
+	if sp.fold != nil {
+		if rs.fold == nil {
+			if err := sp.start(rs); err != nil {
+				return err
+			}
+		}
+		f := rs.fold
+		rs.fold = nil
+		if err := f.End(); err != nil {
+			return &callbackError{err}
+		}
+	} else {
+		sp.eventsHint = len(rs.run.Events)
+	}
 	if sp.fn != nil {
 		if err := sp.fn(rs.run); err != nil {
 			return &callbackError{err}

@@ -81,33 +81,59 @@ func (p *RunPrint) events(i int) int {
 // so only meta and type stand for the first and last event; integrity
 // payloads are always read.
 func printOf(events []recording.Event) *RunPrint {
-	p := &RunPrint{Integrity: []string{}}
-	if len(events) == 0 {
-		return p
-	}
-	p.Head = eventHash(&events[0], false)
-	p.Tail = eventHash(&events[len(events)-1], false)
-	at := map[string]int{}
+	r := newPrintReader()
 	for i := range events {
-		e := &events[i]
-		if e.Type != recording.TypeContextError && e.Type != recording.TypeDisposition {
-			continue
-		}
-		h := eventHash(e, true)
-		if j, ok := at[h]; ok {
-			if p.Repeats == nil {
-				p.Repeats = make([]int, len(p.Integrity))
-			}
-			p.Repeats[j]++
-			continue
-		}
-		at[h] = len(p.Integrity)
-		p.Integrity = append(p.Integrity, h)
-		if p.Repeats != nil {
-			p.Repeats = append(p.Repeats, 0)
-		}
+		r.add(&events[i])
 	}
-	return p
+	return r.result()
+}
+
+// printReader is printOf read event by event: the first and last events
+// are kept without their payloads, and the integrity events as hashes.
+type printReader struct {
+	p           *RunPrint
+	first, last recording.Event
+	n           int
+	at          map[string]int
+}
+
+func newPrintReader() printReader {
+	return printReader{p: &RunPrint{Integrity: []string{}}, at: map[string]int{}}
+}
+
+func (r *printReader) add(e *recording.Event) {
+	head := *e
+	head.Payload = nil
+	if r.n == 0 {
+		r.first = head
+	}
+	r.last = head
+	r.n++
+	if e.Type != recording.TypeContextError && e.Type != recording.TypeDisposition {
+		return
+	}
+	p := r.p
+	h := eventHash(e, true)
+	if j, ok := r.at[h]; ok {
+		if p.Repeats == nil {
+			p.Repeats = make([]int, len(p.Integrity))
+		}
+		p.Repeats[j]++
+		return
+	}
+	r.at[h] = len(p.Integrity)
+	p.Integrity = append(p.Integrity, h)
+	if p.Repeats != nil {
+		p.Repeats = append(p.Repeats, 0)
+	}
+}
+
+func (r *printReader) result() *RunPrint {
+	if r.n > 0 {
+		r.p.Head = eventHash(&r.first, false)
+		r.p.Tail = eventHash(&r.last, false)
+	}
+	return r.p
 }
 
 // eventHash is a SHA-256 of the event's type and meta (and payload, with

@@ -489,18 +489,3 @@ type ExplainSource struct {
 	Run  *recording.Run
 	Decl *checks.Declarations
 }
-
-// NewRunResult reads a loaded run's recorded evidence.
-func NewRunResult(run *recording.Run) RunResult {
-	return RunResult{
-		Input:       run.Input,
-		RunID:       run.ID,
-		SessionID:   run.SessionID,
-		PromptKey:   PromptKey(run),
-		Events:      len(run.Events),
-		HeadMissing: run.HeadMissing,
-		FirstLine:   run.FirstLine,
-		Recorded:    replay.Recorded(run.Events),
-		Print:       printOf(run.Events),
-	}
-}

@@ -16,19 +16,34 @@ import (
 // turn_start with a prompt (a run cut off before its head, for example):
 // such a run has no key and is never paired by one.
 func PromptKey(run *recording.Run) string {
+	var r promptKeyReader
 	for i := range run.Events {
-		ev := &run.Events[i]
-		if ev.Type != recording.TypeTurnStart {
-			continue
+		if r.add(&run.Events[i]) {
+			break
 		}
-		var p struct {
-			UserPrompt *string `json:"userPrompt"`
-		}
-		if ev.PayloadDropped || json.Unmarshal(ev.Payload, &p) != nil || p.UserPrompt == nil {
-			return ""
-		}
-		sum := sha256.Sum256([]byte(*p.UserPrompt))
-		return "sha256:" + hex.EncodeToString(sum[:16])
 	}
-	return ""
+	return r.key
+}
+
+// promptKeyReader is PromptKey read event by event.
+type promptKeyReader struct {
+	key  string
+	done bool
+}
+
+// add reads one event and says whether the key is settled.
+func (r *promptKeyReader) add(ev *recording.Event) bool {
+	if r.done || ev.Type != recording.TypeTurnStart {
+		return r.done
+	}
+	r.done = true
+	var p struct {
+		UserPrompt *string `json:"userPrompt"`
+	}
+	if ev.PayloadDropped || json.Unmarshal(ev.Payload, &p) != nil || p.UserPrompt == nil {
+		return true
+	}
+	sum := sha256.Sum256([]byte(*p.UserPrompt))
+	r.key = "sha256:" + hex.EncodeToString(sum[:16])
+	return true
 }

@@ -55,7 +55,7 @@ func TestOutcome(t *testing.T) {
 	}{
 		{measurement{code: 0}, "completed (exit 0)", true},
 		{measurement{code: 3}, "completed (exit 3)", true},
-		{measurement{code: 2, tail: "RESULT exit 2\n…\nx.jsonl: line 9: run \"r\" keeps more than 512 MiB of events in memory (limit set by --max-run-bytes)\n"},
+		{measurement{code: 2, tail: "RESULT exit 2\n…\nx.jsonl: line 9: run \"r\" keeps more than 512 MiB in memory (limit set by --max-run-bytes)\n"},
 			"stopped at --max-run-bytes (exit 2)", true},
 		{measurement{code: 2, tail: "  x.jsonl: line 9: run \"r\" keeps more than 512 MiB (limit set by\n      --max-run-bytes)\n"},
 			"stopped at --max-run-bytes (exit 2)", true},
