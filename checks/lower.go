@@ -48,16 +48,14 @@ func toLower(s string) string {
 	if i == len(s) {
 		return s
 	}
-	// A step writes at most eight bytes. Lowered text is as long as the
-	// text but for a few runes whose lower case is longer in UTF-8, and
-	// for those the buffer grows.
-	b := make([]byte, len(s)+8)
+	// Lowered text is as long as the text but for a few runes whose lower
+	// case is longer in UTF-8, and for those the buffer grows: one exactly
+	// as long keeps a text of a round size in its allocation's size class,
+	// and the string keeps the buffer.
+	b := make([]byte, len(s))
 	n := copy(b, s[:i])
 	for i < len(s) {
-		if len(b)-n < 8 {
-			b = append(b, make([]byte, len(b)/4+8)...)
-		}
-		if i+8 <= len(s) {
+		if i+8 <= len(s) && n+8 <= len(b) {
 			if w := load8(s, i); w&0x8080808080808080 == 0 {
 				binary.LittleEndian.PutUint64(b[n:], lowerASCII8(w))
 				n += 8
@@ -70,18 +68,29 @@ func toLower(s string) string {
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
+			b = room(b, n, 1)
 			b[n] = c
 			n++
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		n += utf8.EncodeRune(b[n:], unicode.ToLower(r))
+		r = unicode.ToLower(r)
+		b = room(b, n, utf8.RuneLen(r))
+		n += utf8.EncodeRune(b[n:], r)
 		i += size
 	}
 	// b is not written again: the string can share it, as strings.Builder
 	// does, instead of copying it.
 	return unsafe.String(&b[0], n)
+}
+
+// room is b with at least k bytes past n.
+func room(b []byte, n, k int) []byte {
+	if len(b)-n >= k {
+		return b
+	}
+	return append(b, make([]byte, len(b)/4+k)...)
 }
 
 // unchangedPrefix is the length of the longest prefix of s that lowering
