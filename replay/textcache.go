@@ -8,15 +8,24 @@ import (
 // ones cost less to decode than to look up.
 const minCachedText = 64
 
+// textGeneration bounds the bytes one generation of the cache holds (the
+// JSON strings, their texts and the contents hashed): a run may serve
+// any number of results between two model calls, so a generation that
+// fills starts the next one early.
+const textGeneration = 8 << 20
+
 // textCache remembers the long strings and message hashes of the last two
 // model calls. A run repeats each message's text in every later request
 // that carries it (context.injected), in every iteration_end history and
 // in the tool result it came from, so without it the same text is decoded,
 // allocated and hashed again and again. Entries not used during a whole
-// call are forgotten, so the cache holds about what one request holds.
+// call are forgotten, so the cache holds about what one request holds,
+// and at most two generations of textGeneration bytes.
 type textCache struct {
 	texts, oldTexts   map[string]cachedText
 	hashes, oldHashes map[hashKey]string
+	// size is the bytes of the current generation.
+	size int
 }
 
 type cachedText struct {
@@ -34,6 +43,16 @@ type hashKey struct {
 func (c *textCache) rotate() {
 	c.oldTexts, c.texts = c.texts, nil
 	c.oldHashes, c.hashes = c.hashes, nil
+	c.size = 0
+}
+
+// grow counts n more bytes in the current generation, starting the next
+// one first when they would not fit.
+func (c *textCache) grow(n int) {
+	if c.size+n > textGeneration {
+		c.rotate()
+	}
+	c.size += n
 }
 
 // text is stringValue(raw, false), remembered for long strings; a nil
@@ -58,6 +77,7 @@ func (c *textCache) text(raw []byte) (string, bool) {
 }
 
 func (c *textCache) keepText(t cachedText) {
+	c.grow(len(t.raw) + len(t.text))
 	if c.texts == nil {
 		c.texts = map[string]cachedText{}
 	}
@@ -77,6 +97,7 @@ func (c *textCache) messageHash(role string, index int, content string) string {
 	if !ok {
 		h = MessageHash(role, index, content)
 	}
+	c.grow(len(content) + len(h))
 	if c.hashes == nil {
 		c.hashes = map[hashKey]string{}
 	}

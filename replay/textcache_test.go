@@ -1,0 +1,40 @@
+package replay
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestTextCacheBounded: however many long texts come between two model
+// calls (results served one after another), the cache holds at most two
+// generations of textGeneration bytes, and every text still decodes as
+// without it.
+func TestTextCacheBounded(t *testing.T) {
+	var c textCache
+	body := strings.Repeat("x", 64<<10)
+	for i := range 600 {
+		raw := strconv.Quote(fmt.Sprintf("result %d %s", i, body))
+		got, ok := c.text([]byte(raw))
+		want, _ := stringValue([]byte(raw), false)
+		if !ok || got != want {
+			t.Fatalf("text %d decodes otherwise through the cache", i)
+		}
+		c.messageHash("tool", i, got)
+		held := 0
+		for _, gen := range []map[string]cachedText{c.texts, c.oldTexts} {
+			for _, x := range gen {
+				held += len(x.raw) + len(x.text)
+			}
+		}
+		for _, gen := range []map[hashKey]string{c.hashes, c.oldHashes} {
+			for k, h := range gen {
+				held += len(k.content) + len(h)
+			}
+		}
+		if held > 2*textGeneration {
+			t.Fatalf("after %d texts the cache holds %d bytes, past two generations of %d", i+1, held, textGeneration)
+		}
+	}
+}
