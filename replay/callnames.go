@@ -51,22 +51,31 @@ type namedBy struct {
 func NewCallNames() *CallNames { return &CallNames{named: map[callKey][]namedBy{}} }
 
 // callNamesView is one run's reading of the book: the names earlier runs of
-// its conversation wrote.
+// its conversation wrote. session is the run's conversation as far as it
+// is known when a name is looked up.
 type callNamesView struct {
 	book    *CallNames
-	session string
+	session *string
 	run     int
 }
 
-// enter writes the names a run states into the book and returns the run's
-// view of what came before it. Runs must enter in input order (Prepare is
-// called in that order).
-func (b *CallNames) enter(run *recording.Run, slow bool) callNamesView {
-	names, order := statedNames(run, slow)
+// start takes a run's place in the book and returns its view of what
+// came before it. Runs must start in input order: a run reads the names of
+// the runs that started before it, once they have ended.
+func (b *CallNames) start(session *string) callNamesView {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	idx := b.runs
 	b.runs++
+	return callNamesView{book: b, session: session, run: idx}
+}
+
+// write enters the names a run states (see statedNames), under its
+// conversation.
+func (v callNamesView) write(names map[string]string, order []string) {
+	b := v.book
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	for _, id := range order {
 		name, ok := names[id]
 		if !ok {
@@ -76,10 +85,9 @@ func (b *CallNames) enter(run *recording.Run, slow bool) callNamesView {
 			break
 		}
 		b.kept++
-		k := callKey{run.SessionID, id}
-		b.named[k] = append(b.named[k], namedBy{run: idx, name: name})
+		k := callKey{*v.session, id}
+		b.named[k] = append(b.named[k], namedBy{run: v.run, name: name})
 	}
-	return callNamesView{book: b, session: run.SessionID, run: idx}
 }
 
 // name is the tool earlier runs of the conversation name for a call id:
@@ -92,7 +100,7 @@ func (v callNamesView) name(id string) string {
 	v.book.mu.Lock()
 	defer v.book.mu.Unlock()
 	name := ""
-	for _, n := range v.book.named[callKey{v.session, id}] {
+	for _, n := range v.book.named[callKey{*v.session, id}] {
 		if n.run >= v.run {
 			continue
 		}
@@ -104,61 +112,101 @@ func (v callNamesView) name(id string) string {
 	return name
 }
 
+// namedCall is a call id and the tool a run's event names for it.
+type namedCall struct{ id, name string }
+
 // statedNames are the call ids a run names, with their tool: from its
 // tool_start events (every call the run made has one) and its last history
 // (which also names calls of earlier turns it still carries). Earlier
 // histories are not read again: they are what the later ones grew from,
 // and their own calls have a tool_start. An id a run names with two tools
-// is left out. order lists the ids as they were met (from the run's end),
-// so the book keeps the same names on every read.
+// is left out. order lists the ids as they were met reading the run from
+// its end, so the book keeps the same names on every read.
 func statedNames(run *recording.Run, slow bool) (names map[string]string, order []string) {
-	out := map[string]string{}
-	conflict := map[string]bool{}
-	add := func(id, name string) {
-		if id == "" || name == "" || conflict[id] {
+	var s namesStated
+	for i := range run.Events {
+		s.add(&run.Events[i], slow)
+	}
+	return s.result()
+}
+
+// namesStated is statedNames folded one event at a time: the names of the
+// run's tool_start events, and of its latest history with where it stood
+// among them.
+type namesStated struct {
+	starts  []namedCall
+	history []namedCall
+	// historyAt is how many tool_start names came before the history.
+	historyAt int
+	bytes     int64
+}
+
+func (s *namesStated) add(ev *recording.Event, slow bool) {
+	switch ev.Type {
+	case recording.TypeToolStart:
+		var p toolStartPayload
+		if decodeToolStart(ev.Payload, &p, slow) && p.ToolCallID != "" && p.ToolName != "" {
+			s.starts = append(s.starts, namedCall{p.ToolCallID, p.ToolName})
+			s.bytes += int64(entryCost + len(p.ToolCallID) + len(p.ToolName))
+		}
+	case recording.TypeIterationEnd:
+		var p iterationEndPayload
+		if !decodeIterationEnd(ev.Payload, &p, slow) || len(p.History) == 0 || string(p.History) == "null" {
 			return
 		}
-		prev, ok := out[id]
-		switch {
-		case !ok:
-			out[id] = name
-			order = append(order, id)
-		case prev != name:
-			delete(out, id)
-			conflict[id] = true
+		msgs, ok := decodeHistory(p.History, false, slow)
+		if !ok {
+			return
+		}
+		for _, c := range s.history {
+			s.bytes -= int64(entryCost + len(c.id) + len(c.name))
+		}
+		s.history, s.historyAt = s.history[:0], len(s.starts)
+		note := func(id, name string) {
+			if id != "" && name != "" {
+				s.history = append(s.history, namedCall{id, name})
+				s.bytes += int64(entryCost + len(id) + len(name))
+			}
+		}
+		for _, m := range msgs {
+			for _, tc := range m.ToolCalls {
+				note(tc.ID, tc.Name)
+			}
+			if m.Role == checks.RoleTool {
+				note(m.ToolCallID, m.ToolName)
+			}
 		}
 	}
-	history := false
-	for i := len(run.Events) - 1; i >= 0; i-- {
-		ev := &run.Events[i]
-		switch ev.Type {
-		case recording.TypeToolStart:
-			var p toolStartPayload
-			if decodeToolStart(ev.Payload, &p, slow) {
-				add(p.ToolCallID, p.ToolName)
-			}
-		case recording.TypeIterationEnd:
-			if history {
-				continue
-			}
-			var p iterationEndPayload
-			if !decodeIterationEnd(ev.Payload, &p, slow) || len(p.History) == 0 || string(p.History) == "null" {
-				continue
-			}
-			msgs, ok := decodeHistory(p.History, false, slow)
-			if !ok {
-				continue
-			}
-			history = true
-			for _, m := range msgs {
-				for _, tc := range m.ToolCalls {
-					add(tc.ID, tc.Name)
-				}
-				if m.Role == checks.RoleTool {
-					add(m.ToolCallID, m.ToolName)
-				}
-			}
+}
+
+// result reads what was folded as statedNames reads the run: from its end,
+// the tool_start names after the history, the history in its own order,
+// then the tool_start names before it.
+func (s *namesStated) result() (names map[string]string, order []string) {
+	out := map[string]string{}
+	conflict := map[string]bool{}
+	add := func(c namedCall) {
+		if conflict[c.id] {
+			return
 		}
+		prev, ok := out[c.id]
+		switch {
+		case !ok:
+			out[c.id] = c.name
+			order = append(order, c.id)
+		case prev != c.name:
+			delete(out, c.id)
+			conflict[c.id] = true
+		}
+	}
+	for i := len(s.starts) - 1; i >= s.historyAt; i-- {
+		add(s.starts[i])
+	}
+	for _, c := range s.history {
+		add(c)
+	}
+	for i := s.historyAt - 1; i >= 0; i-- {
+		add(s.starts[i])
 	}
 	return out, order
 }
@@ -238,12 +286,13 @@ func (e *engine) resolveDeferred() {
 
 // NamesOrder is the loader's release policy (recording.Options' Release)
 // for the runs of an input replayed over reg under decl, in posture, with
-// one CallNames book: a run that reads the book must be prepared after
-// the earlier runs of its conversation have written theirs, so it waits
-// for them; a run that neither reads nor writes it is judged as soon as
-// it ends. A run whose first event is not its agent.run_configured may
-// declare anything later, so it waits too. The conversation is the first
-// event's session id.
+// one CallNames book: a run that reads the book must be prepared (or its
+// fold started) after the earlier runs of its conversation have written
+// theirs, so it waits for them; a run that neither reads nor writes it is
+// judged as soon as it ends. A run whose first event is not its
+// agent.run_configured may still be armed by one before its first seam
+// event, so it waits too. The conversation is the first event's session
+// id.
 func NamesOrder(reg []*checks.Check, decl *checks.Declarations, posture string) func(first *recording.Event) (string, bool) {
 	return func(first *recording.Event) (string, bool) {
 		group := first.Meta.SessionID

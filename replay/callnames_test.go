@@ -77,7 +77,7 @@ func TestCallNamesAcrossTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := p.earlier.name("call-1"); n != "" {
+	if n := p.f.e.earlier.name("call-1"); n != "" {
 		t.Errorf("a run read a name from a later run: %q", n)
 	}
 }
@@ -133,4 +133,13 @@ func TestRefusedRowsReconcile(t *testing.T) {
 	if lost := runs[1].Evidence.Lost; len(lost) != 1 || !strings.Contains(lost[0], "call call-9") || !strings.Contains(lost[0], "is missing from the recording") {
 		t.Errorf("a refusal whose finding is missing: lost %q", lost)
 	}
+}
+
+// enter starts a run in the book and writes the names it states at once,
+// as Prepare does.
+func (b *CallNames) enter(run *recording.Run, slow bool) callNamesView {
+	session := run.SessionID
+	v := b.start(&session)
+	v.write(statedNames(run, slow))
+	return v
 }

@@ -19,8 +19,9 @@ type Options struct {
 	// replay with a *checks.CheckerDeadError.
 	Posture string
 	// Names is the book of call ids the earlier runs of the input name,
-	// shared by its runs, which are prepared in input order (see
-	// NewCallNames); nil reads each run alone.
+	// shared by its runs, which are prepared (or their folds started) in
+	// input order (see NewCallNames and NewFold); nil reads each run
+	// alone.
 	Names *CallNames
 	// Encounters keeps the iteration of every encounter in
 	// Evidence.Encounters, for a report that draws a timeline; it costs
@@ -39,7 +40,8 @@ type Options struct {
 // answers.
 //
 // The declarations a producer put in the run's agent.run_configured payload
-// are merged under decl (the file wins field by field). A declaration the
+// are merged under decl (the file wins field by field), when it comes
+// before the run's first model or tool event (see Fold). A declaration the
 // recording carries but fpcheck cannot honour is returned as a
 // *checks.DeclarationError.
 //
@@ -70,49 +72,27 @@ func replay(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, 
 // dev posture, every check has passed its canary, so what can stop a
 // replay has been said. Run does the rest of the work.
 type Prepared struct {
-	reg       []*checks.Check
-	run       *recording.Run
-	effective *checks.Declarations
-	posture   string
-	slow      bool
-	earlier   callNamesView
-	// encounters is Options.Encounters.
-	encounters bool
-	// keep is Options.KeepInMemory.
-	keep int64
+	f *Fold
 }
 
 // Prepare is the part of Replay that can fail before the run's events are
 // folded: Replay is Prepare then Run. A caller that replays runs on other
 // goroutines prepares each in order, so an error stops it where Replay
-// would.
+// would; the names the run states are written to Options.Names here, so
+// runs prepared later read them whenever this one runs.
 func Prepare(run *recording.Run, decl *checks.Declarations, opts Options) (*Prepared, error) {
 	return prepare(checks.Registry, run, decl, opts, false)
 }
 
 func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, opts Options, slow bool) (*Prepared, error) {
-	if run == nil {
-		return nil, errors.New("replay: no run to replay")
-	}
-	effective, err := EffectiveDeclarations(run, decl)
+	f, err := newFold(reg, run, decl, opts, slow)
 	if err != nil {
 		return nil, err
 	}
-	effective = withSnapshotMap(effective, run)
-	posture, err := postureOf(opts.Posture, effective)
-	if err != nil {
+	if err := f.preflight(); err != nil {
 		return nil, err
 	}
-	if posture == checks.PostureDev {
-		if err := checks.RunCanaries(reg); err != nil {
-			return nil, err
-		}
-	}
-	p := &Prepared{reg: reg, run: run, effective: effective, posture: posture, slow: slow, encounters: opts.Encounters, keep: opts.KeepInMemory}
-	if opts.Names != nil && namesRead(reg, effective, posture, slow) {
-		p.earlier = opts.Names.enter(run, slow)
-	}
-	return p, nil
+	return &Prepared{f: f}, nil
 }
 
 // Run folds the run's events in order and returns the evidence. Its only
@@ -121,40 +101,18 @@ func prepare(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 // evidence comes with it. Runs of different Prepared values may go on
 // concurrently.
 func (p *Prepared) Run() (*Evidence, error) {
-	e := newEngine(p.reg, p.effective, p.posture, p.run, p.slow)
-	e.earlier = p.earlier
-	e.store = newTextStore(p.keep)
-	if p.encounters {
-		e.ledger.TrackEncounters()
-	}
-	for i := range p.run.Events {
-		e.handle(&p.run.Events[i])
-	}
-	e.finish()
-	findings := e.ledger.Findings()
-	Locate(p.run.Events, findings)
-	ev := &Evidence{
-		Findings: findings,
-		Disposition: &Disposition{
-			Posture:     p.posture,
-			WorkExisted: e.workExisted,
-			Rows:        e.ledger.Rows(),
-		},
-		// What the replay would file as events: its findings and its one
-		// ledger.
-		IntegrityEvents: len(findings) + 1,
-		Unreachable:     e.ledger.Reasons(),
-		Excused:         e.ledger.Excused(),
-		Validation:      e.validations,
-		Lost:            e.refusals.lost,
-		Encounters:      e.ledger.Encounters(),
-	}
-	if p.posture == checks.PostureDev {
-		if err := e.ledger.AssertAlive(e.workExisted); err != nil {
-			return ev, err
+	f := p.f
+	for i := range f.run.Events {
+		if err := f.Add(&f.run.Events[i]); err != nil {
+			return nil, err
 		}
 	}
-	return ev, nil
+	res, err := f.End()
+	if res == nil {
+		return nil, err
+	}
+	Locate(f.run.Events, res.Replayed.Findings)
+	return res.Replayed, err
 }
 
 // postureOf is the posture a replay runs in: the one asked for, else the
@@ -172,26 +130,53 @@ func postureOf(asked string, d *checks.Declarations) (string, error) {
 
 // EffectiveDeclarations are the declarations a replay of run judges by: the
 // ones its agent.run_configured payload carries, overridden field by field
-// by decl.
+// by decl. A run_configured read after the run's first model or tool event
+// declares nothing for the replay (see Fold), though one that cannot be
+// honoured is refused wherever it stands.
 func EffectiveDeclarations(run *recording.Run, decl *checks.Declarations) (*checks.Declarations, error) {
 	var fromRec *checks.Declarations
 	if run != nil {
-		for _, ev := range run.Events {
-			if ev.Type == recording.TypeRunConfigured {
-				d, err := checks.FromRecording(ev.Payload)
-				if err != nil {
-					var de *checks.DeclarationError
-					if errors.As(err, &de) && ev.Line > 0 {
-						de.Source = fmt.Sprintf("%s line %d: %s", run.Input, ev.Line, de.Source)
-					}
-					return nil, err
-				}
-				fromRec = d
-				break
-			}
+		d, arms, err := configOf(run)
+		if err != nil {
+			return nil, err
+		}
+		if arms {
+			fromRec = d
 		}
 	}
 	return checks.Merge(fromRec, decl), nil
+}
+
+// configOf reads the declarations of the run's first
+// agent.run_configured, and whether it comes before the run's first seam
+// event, where a fold arms its checks.
+func configOf(run *recording.Run) (d *checks.Declarations, arms bool, err error) {
+	arms = true
+	for i := range run.Events {
+		ev := &run.Events[i]
+		if ev.Type == recording.TypeRunConfigured {
+			d, err := declarationsOf(run.Input, ev)
+			return d, arms, err
+		}
+		if seamEvent(ev.Type) {
+			arms = false
+		}
+	}
+	return nil, arms, nil
+}
+
+// declarationsOf reads the declarations an agent.run_configured carries; a
+// refused one is named by the input and line it was read from.
+func declarationsOf(input string, ev *recording.Event) (*checks.Declarations, error) {
+	d, err := checks.FromRecording(ev.Payload)
+	if err != nil {
+		var de *checks.DeclarationError
+		if errors.As(err, &de) && ev.Line > 0 {
+			de.Source = fmt.Sprintf("%s line %d: %s", input, ev.Line, de.Source)
+		}
+		return nil, err
+	}
+	return d, nil
 }
 
 // SnapshotMapSource names map ownership taken from a recording's snapshot.
@@ -478,7 +463,14 @@ func (e *engine) handle(ev *recording.Event) {
 	}
 }
 
+// finish judges what the run left pending and lets go of what it kept.
 func (e *engine) finish() {
+	e.judge()
+	e.release()
+}
+
+// judge judges what the run left pending at its end.
+func (e *engine) judge() {
 	e.flushChoice()
 	e.flushClaim()
 	e.resolveDeferred()
@@ -488,10 +480,34 @@ func (e *engine) finish() {
 			e.ledger.Note(c, checks.Verdict{Disposition: checks.NotApplicable, Reasons: []string{c.Unfed}})
 		}
 	}
-	// Judged: what the run kept for its checks is let go, its file
-	// removed.
+}
+
+// release lets go of what the run kept for its checks, once it is judged
+// and located, and removes its file.
+func (e *engine) release() {
 	_ = e.store.close()
 	e.served, e.servedAt = nil, nil
+}
+
+// evidence is the replayed evidence of a judged run.
+func (e *engine) evidence(posture string) *Evidence {
+	findings := e.ledger.Findings()
+	return &Evidence{
+		Findings: findings,
+		Disposition: &Disposition{
+			Posture:     posture,
+			WorkExisted: e.workExisted,
+			Rows:        e.ledger.Rows(),
+		},
+		// What the replay would file as events: its findings and its one
+		// ledger.
+		IntegrityEvents: len(findings) + 1,
+		Unreachable:     e.ledger.Reasons(),
+		Excused:         e.ledger.Excused(),
+		Validation:      e.validations,
+		Lost:            e.refusals.lost,
+		Encounters:      e.ledger.Encounters(),
+	}
 }
 
 // roleOf maps a messages-slot record to the role the model saw it in.

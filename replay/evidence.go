@@ -37,8 +37,10 @@ type Evidence struct {
 	// the declarations ask for one (replay only), in answer order.
 	Validation []AnswerValidation
 	// Lost names findings the recording proves the live run filed and does
-	// not hold (replay only): a result refused under enforce with no column
-	// finding about its tool.
+	// not hold, or the replay could not look for (replay only): a result
+	// refused under enforce with no column finding about its tool, and
+	// declarations the run carries too late for the replay to arm by (see
+	// Fold).
 	Lost []string `json:",omitempty"`
 	// Encounters are the replay's encounters by iteration (replay only,
 	// and only when Options.Encounters asked for them); nil otherwise.

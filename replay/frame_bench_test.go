@@ -104,7 +104,7 @@ func armedEngine(b *testing.B, run *recording.Run) *engine {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return newEngine(p.reg, p.effective, p.posture, run, false)
+	return p.f.e
 }
 
 // judgedChoices is how many responses unsupported-argument judged.

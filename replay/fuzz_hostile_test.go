@@ -81,7 +81,8 @@ func replaySeeds(f *testing.F) [][]byte {
 
 // replayAll loads data as a recording and replays every run, recorded
 // evidence first, then with every check armed and with nothing declared,
-// checking what must hold whatever the events say.
+// checking what must hold whatever the events say, and that the run's
+// fold gives what the whole run gives.
 func replayAll(t *testing.T, data []byte, decl *checks.Declarations) {
 	t.Helper()
 	recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), recording.Options{MaxNesting: 2000}, func(run *recording.Run) error {
@@ -101,6 +102,10 @@ func replayAll(t *testing.T, data []byte, decl *checks.Declarations) {
 			checkEvidence(t, ev)
 			// Reconciling the two sides must not fail either.
 			Reconcile(rec, ev)
+		}
+		// Folded one event at a time, the run gives the same.
+		for _, d := range []*checks.Declarations{decl, nil} {
+			assertFoldSame(t, "fuzz", run, d, Options{}, nil, nil)
 		}
 		return nil
 	})

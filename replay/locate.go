@@ -1,8 +1,8 @@
 package replay
 
 import (
-	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
@@ -16,24 +16,51 @@ type locatePayload struct {
 	ToolCallID  string          `json:"toolCallId"`
 	Args        json.RawMessage `json:"args"`
 	Slot        string          `json:"slot"`
-	Source      string          `json:"source"`
 	SourceID    string          `json:"sourceId"`
 	ContentHash string          `json:"contentHash"`
 }
 
-// locatedCall is one tool_start and the iteration of the model call that
-// made it.
+var locateNames = []string{"iteration", "toolName", "toolCallId", "args", "slot", "sourceId", "contentHash"}
+
+// decodeLocate reads the locator's fields of a payload as decodeLoose
+// does.
+func decodeLocate(raw json.RawMessage, p *locatePayload) {
+	fastOrLoose(raw, p, false, func() bool {
+		var v [7][]byte
+		return pick(raw, locateNames, v[:]) && setNumPtr(&p.Iteration, v[0]) && setStr(&p.ToolName, v[1]) &&
+			setStr(&p.ToolCallID, v[2]) && setRaw(&p.Args, v[3]) && setStr(&p.Slot, v[4]) &&
+			setStr(&p.SourceID, v[5]) && setStr(&p.ContentHash, v[6])
+	})
+}
+
+// locatedPayload reports whether the locator reads the payload of an
+// event of type typ; of every other event it reads only the type, the
+// stage and where it stands.
+func locatedPayload(typ string) bool {
+	switch typ {
+	case recording.TypeLLMStart, recording.TypeToolStart, recording.TypeToolEnd, recording.TypeContextInjected, recording.TypeContextEvicted:
+		return true
+	}
+	return false
+}
+
+// locatedCall is one tool_start with a call id and the iteration of the
+// model call that made it.
 type locatedCall struct {
-	pos       checks.Position
-	name      string
-	args      json.RawMessage
+	pos  checks.Position
+	name string
+	// args are the call's arguments lowered, in the run's store, for
+	// argsCarry; hasArgs is false when the call carries none.
+	args      textRef
+	hasArgs   bool
 	iteration int64
-	known     bool // iteration known
 }
 
 // locator indexes the events of one run by what findings name: the model
 // call of an iteration, the response of a stage, a tool call and its
-// result by call id, the evictions and the answer.
+// result by call id, the evictions and the answer. It is folded one event
+// at a time and keeps only what locate reads, so a run's events need not
+// be held until its findings are known.
 type locator struct {
 	llmStart   map[int64]checks.Position
 	llmEnd     map[int64]checks.Position
@@ -44,12 +71,23 @@ type locator struct {
 	pending  map[string][]string
 	callByID map[string]int
 	results  map[string]checks.Position
-	byStage  map[string][]checks.Position
-	// hashCalls joins a messages-slot record's content hash to the call
-	// whose result it carried, so an eviction names the call it dropped.
-	hashCalls map[string][]string
-	evictions []evictionAt
-	answers   []checks.Position
+	// firstByStage is the first event of each stage, where a finding
+	// nothing else pins down is filed.
+	firstByStage map[string]checks.Position
+	// hashCalls joins a messages-slot record's content hash to the calls
+	// whose result it carried, so an eviction names the call it dropped;
+	// hashCallSeen holds the pairs already joined.
+	hashCalls    map[string][]string
+	hashCallSeen map[[2]string]bool
+	evictions    []evictionAt
+	answers      []checks.Position
+
+	// iter is the iteration of the latest model call.
+	iter int64
+	// store keeps the calls' arguments (the fold's, shared with the
+	// engine); kept counts the bytes of the entries above.
+	store *textStore
+	kept  int64
 }
 
 type evictionAt struct {
@@ -61,92 +99,130 @@ func positionOf(ev *recording.Event, what string) checks.Position {
 	return checks.Position{What: what, Event: ev.Type, Line: ev.Line, Index: ev.Index, Rotated: ev.Rotated}
 }
 
-func newLocator(events []recording.Event) *locator {
-	l := &locator{
-		llmStart:   map[int64]checks.Position{},
-		llmEnd:     map[int64]checks.Position{},
-		endByStage: map[string]int64{},
-		callByID:   map[string]int{},
-		pending:    map[string][]string{},
-		results:    map[string]checks.Position{},
-		byStage:    map[string][]checks.Position{},
-		hashCalls:  map[string][]string{},
+// positionCost is what one kept position costs beside its strings.
+const positionCost = entryCost + 96
+
+func newLocator(store *textStore) *locator {
+	return &locator{
+		llmStart:     map[int64]checks.Position{},
+		llmEnd:       map[int64]checks.Position{},
+		endByStage:   map[string]int64{},
+		callByID:     map[string]int{},
+		pending:      map[string][]string{},
+		results:      map[string]checks.Position{},
+		firstByStage: map[string]checks.Position{},
+		hashCalls:    map[string][]string{},
+		hashCallSeen: map[[2]string]bool{},
+		store:        store,
 	}
-	iter, iterKnown := int64(0), false
-	for i := range events {
-		ev := &events[i]
-		var p locatePayload
-		if !ev.PayloadDropped {
-			decodeLoose(ev.Payload, &p)
+}
+
+// count adds one kept entry holding strings of the given lengths.
+func (l *locator) count(base int64, lens ...int) {
+	for _, n := range lens {
+		base += int64(n)
+	}
+	l.kept += base
+}
+
+// add folds one event into the index. Nothing of ev is kept: strings are
+// copies, and arguments go to the store.
+func (l *locator) add(ev *recording.Event) {
+	var p locatePayload
+	if !ev.PayloadDropped && locatedPayload(ev.Type) {
+		decodeLocate(ev.Payload, &p)
+	}
+	if stage := ev.Meta.RuntimeStageID; stage != "" && ev.Type != recording.TypeContextError && ev.Type != recording.TypeDisposition {
+		if _, seen := l.firstByStage[stage]; !seen {
+			l.firstByStage[stage] = positionOf(ev, checks.EvidenceFiledAt)
+			l.count(positionCost, len(stage))
 		}
-		if stage := ev.Meta.RuntimeStageID; stage != "" && ev.Type != recording.TypeContextError && ev.Type != recording.TypeDisposition {
-			l.byStage[stage] = append(l.byStage[stage], positionOf(ev, checks.EvidenceFiledAt))
+	}
+	iter := l.iter
+	switch ev.Type {
+	case recording.TypeLLMStart:
+		if it, ok := intOf(p.Iteration); ok {
+			iter = it
+		} else {
+			iter++
 		}
-		switch ev.Type {
-		case recording.TypeLLMStart:
-			if it, ok := intOf(p.Iteration); ok {
-				iter, iterKnown = it, true
-			} else {
-				iter++
+		l.iter = iter
+		pos := positionOf(ev, checks.EvidenceModelCall)
+		pos.Iteration = ptrInt(iter)
+		if _, seen := l.llmStart[iter]; !seen {
+			l.llmStart[iter] = pos
+			l.count(positionCost)
+		}
+	case recording.TypeLLMEnd:
+		pos := positionOf(ev, checks.EvidenceResponse)
+		pos.Iteration = ptrInt(iter)
+		if _, seen := l.llmEnd[iter]; !seen {
+			l.llmEnd[iter] = pos
+			l.count(positionCost)
+		}
+		if stage := ev.Meta.RuntimeStageID; stage != "" {
+			if _, seen := l.endByStage[stage]; !seen {
+				l.count(entryCost, len(stage))
 			}
-			pos := positionOf(ev, checks.EvidenceModelCall)
-			pos.Iteration = ptrInt(iter)
-			if _, seen := l.llmStart[iter]; !seen {
-				l.llmStart[iter] = pos
-			}
-		case recording.TypeLLMEnd:
-			pos := positionOf(ev, checks.EvidenceResponse)
-			pos.Iteration = ptrInt(iter)
-			if _, seen := l.llmEnd[iter]; !seen {
-				l.llmEnd[iter] = pos
-			}
-			if stage := ev.Meta.RuntimeStageID; stage != "" {
-				l.endByStage[stage] = iter
-			}
-		case recording.TypeToolStart:
-			pos := positionOf(ev, checks.EvidenceToolCall)
+			l.endByStage[stage] = iter
+		}
+	case recording.TypeToolStart:
+		if p.ToolCallID == "" {
+			// Findings name calls by id: a call without one is never
+			// named.
+			break
+		}
+		pos := positionOf(ev, checks.EvidenceToolCall)
+		pos.ToolCallID = p.ToolCallID
+		pos.Iteration = ptrInt(iter)
+		if _, seen := l.callByID[p.ToolCallID]; !seen {
+			l.callByID[p.ToolCallID] = len(l.calls)
+		}
+		stage := ev.Meta.RuntimeStageID
+		l.pending[stage] = append(l.pending[stage], p.ToolCallID)
+		c := locatedCall{pos: pos, name: p.ToolName, iteration: iter}
+		if len(p.Args) > 0 {
+			c.args, c.hasArgs = l.store.internLower(string(p.Args), strings.ToLower), true
+		}
+		l.calls = append(l.calls, c)
+		l.count(2*positionCost, 3*len(p.ToolCallID), len(p.ToolName))
+	case recording.TypeToolEnd:
+		if ev.PayloadDropped {
+			// A result whose payload was not kept names no call: it
+			// answers the stage's one call still waiting for its
+			// result, and with several waiting it is not named.
+			p.ToolCallID = l.onlyPending(ev.Meta.RuntimeStageID)
+		}
+		l.answered(ev.Meta.RuntimeStageID, p.ToolCallID)
+		if _, seen := l.results[p.ToolCallID]; !seen && p.ToolCallID != "" {
+			pos := positionOf(ev, checks.EvidenceResult)
 			pos.ToolCallID = p.ToolCallID
 			pos.Iteration = ptrInt(iter)
-			if p.ToolCallID != "" {
-				if _, seen := l.callByID[p.ToolCallID]; !seen {
-					l.callByID[p.ToolCallID] = len(l.calls)
-				}
-			}
-			if p.ToolCallID != "" {
-				l.pending[ev.Meta.RuntimeStageID] = append(l.pending[ev.Meta.RuntimeStageID], p.ToolCallID)
-			}
-			l.calls = append(l.calls, locatedCall{pos: pos, name: p.ToolName, args: p.Args, iteration: iter, known: iterKnown || iter > 0})
-		case recording.TypeToolEnd:
-			if ev.PayloadDropped {
-				// A result whose payload was not kept names no call: it
-				// answers the stage's one call still waiting for its
-				// result, and with several waiting it is not named.
-				p.ToolCallID = l.onlyPending(ev.Meta.RuntimeStageID)
-			}
-			l.answered(ev.Meta.RuntimeStageID, p.ToolCallID)
-			if _, seen := l.results[p.ToolCallID]; !seen && p.ToolCallID != "" {
-				pos := positionOf(ev, checks.EvidenceResult)
-				pos.ToolCallID = p.ToolCallID
-				pos.Iteration = ptrInt(iter)
-				l.results[p.ToolCallID] = pos
-			}
-		case recording.TypeContextInjected:
-			if p.Slot == "messages" && p.ContentHash != "" && p.SourceID != "" && !containsString(l.hashCalls[p.ContentHash], p.SourceID) {
-				l.hashCalls[p.ContentHash] = append(l.hashCalls[p.ContentHash], p.SourceID)
-			}
-		case recording.TypeContextEvicted:
-			if p.Slot == "" || p.Slot == "messages" {
-				pos := positionOf(ev, checks.EvidenceEviction)
-				pos.Iteration = ptrInt(iter + 1)
-				l.evictions = append(l.evictions, evictionAt{pos: pos, hash: p.ContentHash})
-			}
-		case recording.TypeTurnEnd:
-			pos := positionOf(ev, checks.EvidenceAnswer)
-			pos.Iteration = ptrInt(iter)
-			l.answers = append(l.answers, pos)
+			l.results[p.ToolCallID] = pos
+			l.count(positionCost, 2*len(p.ToolCallID))
 		}
+	case recording.TypeContextInjected:
+		if p.Slot == "messages" && p.ContentHash != "" && p.SourceID != "" {
+			k := [2]string{p.ContentHash, p.SourceID}
+			if !l.hashCallSeen[k] {
+				l.hashCallSeen[k] = true
+				l.hashCalls[p.ContentHash] = append(l.hashCalls[p.ContentHash], p.SourceID)
+				l.count(2*entryCost, 2*len(p.ContentHash), 2*len(p.SourceID))
+			}
+		}
+	case recording.TypeContextEvicted:
+		if p.Slot == "" || p.Slot == "messages" {
+			pos := positionOf(ev, checks.EvidenceEviction)
+			pos.Iteration = ptrInt(iter + 1)
+			l.evictions = append(l.evictions, evictionAt{pos: pos, hash: p.ContentHash})
+			l.count(positionCost, len(p.ContentHash))
+		}
+	case recording.TypeTurnEnd:
+		pos := positionOf(ev, checks.EvidenceAnswer)
+		pos.Iteration = ptrInt(iter)
+		l.answers = append(l.answers, pos)
+		l.count(positionCost)
 	}
-	return l
 }
 
 // onlyPending is the call of a stage still waiting for its result, when
@@ -188,7 +264,18 @@ func Locate(events []recording.Event, fs []checks.Finding) {
 	if len(fs) == 0 {
 		return
 	}
-	l := newLocator(events)
+	store := newTextStore(0)
+	defer store.close()
+	l := newLocator(store)
+	for i := range events {
+		l.add(&events[i])
+	}
+	l.locateAll(fs)
+}
+
+// locateAll fills the Evidence of each finding from what the locator has
+// folded.
+func (l *locator) locateAll(fs []checks.Finding) {
 	for i := range fs {
 		fs[i].Evidence = l.locate(fs[i])
 	}
@@ -249,8 +336,8 @@ func (l *locator) locate(f checks.Finding) []checks.Position {
 	if len(out) == 0 || (len(out) == 1 && out[0].What == checks.EvidenceFinding) {
 		// Nothing else pinned down: the stage that filed it is still a
 		// place to look.
-		if ps := l.byStage[f.FiledAt]; len(ps) > 0 && f.FiledAt != "" {
-			add(ps[0])
+		if p, ok := l.firstByStage[f.FiledAt]; ok && f.FiledAt != "" {
+			add(p)
 		}
 	}
 	checks.SortPositions(out)
@@ -276,7 +363,7 @@ func (l *locator) callsOf(f checks.Finding, iter int64, iterKnown bool) []string
 		if c.iteration != iter || c.name != f.Subjects[0].ID || c.pos.ToolCallID == "" {
 			continue
 		}
-		if f.Predicate != "" && !argsCarry(c.args, f) {
+		if f.Predicate != "" && !l.argsCarry(c, f) {
 			continue
 		}
 		ids = append(ids, c.pos.ToolCallID)
@@ -286,7 +373,10 @@ func (l *locator) callsOf(f checks.Finding, iter int64, iterKnown bool) []string
 
 // argsCarry reports whether a call's arguments carry a value one of the
 // finding's witnesses asserts, or the finding names no such value.
-func argsCarry(args json.RawMessage, f checks.Finding) bool {
+// Arguments that cannot be read back carry nothing: the call is then not
+// named, rather than guessed.
+func (l *locator) argsCarry(c locatedCall, f checks.Finding) bool {
+	args, read := "", false
 	valued := false
 	for _, w := range f.Witnesses {
 		var s string
@@ -294,7 +384,15 @@ func argsCarry(args json.RawMessage, f checks.Finding) bool {
 			continue
 		}
 		valued = true
-		if bytes.Contains(bytes.ToLower(args), bytes.ToLower([]byte(s))) {
+		if !read && c.hasArgs {
+			read = true
+			if t, err := l.store.text(c.args); err == nil {
+				args = t
+			} else {
+				return false
+			}
+		}
+		if c.hasArgs && strings.Contains(args, strings.ToLower(s)) {
 			return true
 		}
 	}

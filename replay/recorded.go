@@ -24,32 +24,83 @@ import (
 // the wrong JSON type is treated as not recorded instead of failing the run.
 // Recorded never panics and never returns nil.
 func Recorded(events []recording.Event) *Evidence {
-	ev := &Evidence{}
-	kept := map[string]int{}
+	r := newRecordedReader()
 	for i := range events {
-		e := &events[i]
-		switch e.Type {
-		case recording.TypeContextError:
-			ev.IntegrityEvents++
-			f := recordedFinding(e)
-			key := recordedKey(&f)
-			if at, ok := kept[key]; ok {
-				ev.Findings[at].Repeats++
-				ev.Findings[at].LastLine = e.Line
-				continue
-			}
-			kept[key] = len(ev.Findings)
-			ev.Findings = append(ev.Findings, f)
-		case recording.TypeDisposition:
-			ev.IntegrityEvents++
-			ev.Disposition = recordedDisposition(e.Payload)
-			for j := range ev.Disposition.Damage {
-				ev.Disposition.Damage[j].Line = e.Line
-			}
-		}
+		r.add(&events[i])
 	}
-	Locate(events, ev.Findings)
-	return ev
+	Locate(events, r.ev.Findings)
+	return r.ev
+}
+
+// recordedReader is Recorded folded one event at a time: what it keeps is
+// each distinct finding once and the latest ledger, never the events.
+type recordedReader struct {
+	ev   *Evidence
+	kept map[string]int
+	// bytes counts what the findings and their keys keep, beside the
+	// ledger (see size).
+	bytes int64
+	// ledger is what the latest disposition keeps.
+	ledger int64
+}
+
+func newRecordedReader() *recordedReader {
+	return &recordedReader{ev: &Evidence{}, kept: map[string]int{}}
+}
+
+// add folds one event. What is kept of it is decoded, never the payload's
+// bytes.
+func (r *recordedReader) add(e *recording.Event) {
+	ev := r.ev
+	switch e.Type {
+	case recording.TypeContextError:
+		ev.IntegrityEvents++
+		f := recordedFinding(e)
+		key := recordedKey(&f)
+		if at, ok := r.kept[key]; ok {
+			ev.Findings[at].Repeats++
+			ev.Findings[at].LastLine = e.Line
+			return
+		}
+		r.kept[key] = len(ev.Findings)
+		ev.Findings = append(ev.Findings, f)
+		r.bytes += int64(entryCost+len(key)) + findingSize(&f)
+	case recording.TypeDisposition:
+		ev.IntegrityEvents++
+		ev.Disposition = recordedDisposition(e.Payload)
+		for j := range ev.Disposition.Damage {
+			ev.Disposition.Damage[j].Line = e.Line
+		}
+		r.ledger = dispositionSize(ev.Disposition)
+	}
+}
+
+// size is the bytes the reader keeps so far.
+func (r *recordedReader) size() int64 { return r.bytes + r.ledger }
+
+// findingSize is about what a decoded finding keeps.
+func findingSize(f *checks.Finding) int64 {
+	n := int64(positionCost + len(f.Kind) + len(f.Seam) + len(f.Predicate) + len(f.Message) + len(f.FiledAt))
+	for _, s := range f.Subjects {
+		n += int64(entryCost + len(s.Kind) + len(s.ID))
+	}
+	for _, w := range f.Witnesses {
+		n += int64(2*entryCost + len(w.Predicate) + len(w.Value) + len(w.Stratum) + len(w.Provenance) + len(w.RuntimeStageID) +
+			len(w.Subject.Kind) + len(w.Subject.ID))
+	}
+	return n
+}
+
+// dispositionSize is about what a decoded ledger keeps.
+func dispositionSize(d *Disposition) int64 {
+	n := int64(entryCost + len(d.Posture))
+	for _, r := range d.Rows {
+		n += int64(2*entryCost + len(r.Check) + len(r.Seam))
+	}
+	for _, dm := range d.Damage {
+		n += int64(entryCost + len(dm.Field) + len(dm.Problem))
+	}
+	return n
 }
 
 // recordedKey is what makes two recorded findings one: the report's

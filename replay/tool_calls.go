@@ -12,17 +12,24 @@ import (
 func ToolCalls(run *recording.Run) []string {
 	var out []string
 	for i := range run.Events {
-		ev := &run.Events[i]
-		if ev.Type != recording.TypeToolStart {
-			continue
-		}
-		var p struct {
-			ToolName json.RawMessage `json:"toolName"`
-		}
-		var name string
-		if decodeLoose(ev.Payload, &p) && json.Unmarshal(p.ToolName, &name) == nil && name != "" {
+		if name, ok := calledTool(&run.Events[i]); ok {
 			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// calledTool is the toolName of a tool_start, when it names one.
+func calledTool(ev *recording.Event) (string, bool) {
+	if ev.Type != recording.TypeToolStart {
+		return "", false
+	}
+	var p struct {
+		ToolName json.RawMessage `json:"toolName"`
+	}
+	var name string
+	if decodeLoose(ev.Payload, &p) && json.Unmarshal(p.ToolName, &name) == nil && name != "" {
+		return name, true
+	}
+	return "", false
 }

@@ -12,24 +12,52 @@ import (
 // against. An event whose payload was not kept or does not read adds
 // nothing.
 func ToolsSeen(run *recording.Run) []string {
-	seen := map[string]bool{}
+	var t toolsSeen
 	for i := range run.Events {
-		ev := &run.Events[i]
-		if ev.Type == recording.TypeLLMStart {
-			var p llmStartPayload
-			if decodeLoose(ev.Payload, &p) {
-				names, _ := toolNames(p.Tools)
-				for _, n := range names {
-					seen[n] = true
-				}
+		t.add(&run.Events[i])
+	}
+	return t.list()
+}
+
+// toolsSeen is ToolsSeen folded one event at a time: the distinct names
+// and what they keep.
+type toolsSeen struct {
+	seen  map[string]bool
+	bytes int64
+}
+
+func (t *toolsSeen) add(ev *recording.Event) {
+	switch ev.Type {
+	case recording.TypeLLMStart:
+		var p llmStartPayload
+		if decodeLLMStart(ev.Payload, &p, false) {
+			names, _ := toolNames(p.Tools)
+			for _, n := range names {
+				t.note(n)
 			}
 		}
+	case recording.TypeToolStart:
+		if n, ok := calledTool(ev); ok {
+			t.note(n)
+		}
 	}
-	for _, n := range ToolCalls(run) {
-		seen[n] = true
+}
+
+func (t *toolsSeen) note(name string) {
+	if t.seen[name] {
+		return
 	}
-	out := make([]string, 0, len(seen))
-	for n := range seen {
+	if t.seen == nil {
+		t.seen = map[string]bool{}
+	}
+	t.seen[name] = true
+	t.bytes += int64(entryCost + len(name))
+}
+
+// list is the names seen, sorted.
+func (t *toolsSeen) list() []string {
+	out := make([]string, 0, len(t.seen))
+	for n := range t.seen {
 		out = append(out, n)
 	}
 	slices.Sort(out)
