@@ -145,36 +145,47 @@ func (s *namesStated) add(ev *recording.Event, slow bool) {
 	switch ev.Type {
 	case recording.TypeToolStart:
 		var p toolStartPayload
-		if decodeToolStart(ev.Payload, &p, slow) && p.ToolCallID != "" && p.ToolName != "" {
-			s.starts = append(s.starts, namedCall{p.ToolCallID, p.ToolName})
-			s.bytes += int64(entryCost + len(p.ToolCallID) + len(p.ToolName))
+		if decodeToolStart(ev.Payload, &p, slow) {
+			s.call(p.ToolCallID, p.ToolName)
 		}
 	case recording.TypeIterationEnd:
 		var p iterationEndPayload
 		if !decodeIterationEnd(ev.Payload, &p, slow) || len(p.History) == 0 || string(p.History) == "null" {
 			return
 		}
-		msgs, ok := decodeHistory(p.History, false, slow)
-		if !ok {
-			return
+		if msgs, ok := decodeHistory(p.History, false, slow); ok {
+			s.historyOf(msgs)
 		}
-		for _, c := range s.history {
-			s.bytes -= int64(entryCost + len(c.id) + len(c.name))
+	}
+}
+
+// call notes the names of a tool_start.
+func (s *namesStated) call(id, name string) {
+	if id != "" && name != "" {
+		s.starts = append(s.starts, namedCall{id, name})
+		s.bytes += int64(entryCost + len(id) + len(name))
+	}
+}
+
+// historyOf notes the names of a history that reads, in place of the
+// last one.
+func (s *namesStated) historyOf(msgs []historyMessage) {
+	for _, c := range s.history {
+		s.bytes -= int64(entryCost + len(c.id) + len(c.name))
+	}
+	s.history, s.historyAt = s.history[:0], len(s.starts)
+	note := func(id, name string) {
+		if id != "" && name != "" {
+			s.history = append(s.history, namedCall{id, name})
+			s.bytes += int64(entryCost + len(id) + len(name))
 		}
-		s.history, s.historyAt = s.history[:0], len(s.starts)
-		note := func(id, name string) {
-			if id != "" && name != "" {
-				s.history = append(s.history, namedCall{id, name})
-				s.bytes += int64(entryCost + len(id) + len(name))
-			}
+	}
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			note(tc.ID, tc.Name)
 		}
-		for _, m := range msgs {
-			for _, tc := range m.ToolCalls {
-				note(tc.ID, tc.Name)
-			}
-			if m.Role == checks.RoleTool {
-				note(m.ToolCallID, m.ToolName)
-			}
+		if m.Role == checks.RoleTool {
+			note(m.ToolCallID, m.ToolName)
 		}
 	}
 }

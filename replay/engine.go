@@ -328,6 +328,10 @@ type engine struct {
 	// to learn a name (see callnames.go).
 	earlier  callNamesView
 	deferred []deferredWrite
+	// stated collects the names the run states for the book, from the
+	// events the engine reads them from anyway; nil when the run does not
+	// write the book.
+	stated *namesStated
 
 	// grounds are the external grounds used since the last model call.
 	grounds externalGrounds
@@ -686,6 +690,9 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	if !ok {
 		return
 	}
+	if e.stated != nil {
+		e.stated.historyOf(msgs)
+	}
 	it, _ := intOf(p.IterIndex)
 	e.historyIter = it
 	e.historySet = true
@@ -909,6 +916,9 @@ func (e *engine) onToolStart(ev *recording.Event, stage string) {
 	var p toolStartPayload
 	if !decodeToolStart(ev.Payload, &p, e.slow) {
 		return
+	}
+	if e.stated != nil {
+		e.stated.call(p.ToolCallID, p.ToolName)
 	}
 	if p.ToolCallID != "" && p.ToolName != "" {
 		e.nameCall(p.ToolCallID, p.ToolName)

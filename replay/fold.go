@@ -43,8 +43,9 @@ type Fold struct {
 	loc   *locator
 	rec   *recordedReader
 	tools *toolsSeen
-	// names collects what the run states for the book, until it is
-	// written (or known never to be); view is the run's place in it.
+	// names collects what the run states for the book (the engine feeds
+	// it), until it is written or known never to be; view is the run's
+	// place in the book.
 	names *namesStated
 	view  callNamesView
 
@@ -187,9 +188,6 @@ func (f *Fold) Add(ev *recording.Event) error {
 	if f.tools != nil {
 		f.tools.add(ev)
 	}
-	if f.names != nil {
-		f.names.add(ev, f.slow)
-	}
 	switch {
 	case ev.Type == recording.TypeRunConfigured:
 		return f.configure(ev)
@@ -280,7 +278,7 @@ func (f *Fold) arm(fromRec *checks.Declarations) error {
 		e.ledger.TrackEncounters()
 	}
 	if f.opts.Names != nil && namesRead(f.reg, effective, posture, f.slow) {
-		e.earlier = f.view
+		e.earlier, e.stated = f.view, f.names
 	} else {
 		// A run that does not read the book does not write it either.
 		f.names = nil

@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
-
 	"github.com/fpcheck/fpcheck/recording"
 )
 
@@ -24,12 +22,9 @@ func calledTool(ev *recording.Event) (string, bool) {
 	if ev.Type != recording.TypeToolStart {
 		return "", false
 	}
-	var p struct {
-		ToolName json.RawMessage `json:"toolName"`
-	}
-	var name string
-	if decodeLoose(ev.Payload, &p) && json.Unmarshal(p.ToolName, &name) == nil && name != "" {
-		return name, true
+	var p toolStartPayload
+	if decodeToolStart(ev.Payload, &p, false) && p.ToolName != "" {
+		return p.ToolName, true
 	}
 	return "", false
 }
