@@ -318,9 +318,11 @@ func (f *Fold) hold(ev *recording.Event) {
 // seen keep. It grows with what the run keeps, never with its length
 // alone, so a limit on it bounds the run.
 func (f *Fold) Kept() int64 {
-	n := f.store.kept() + f.heldBytes
+	n := f.heldBytes
 	if f.e != nil {
-		n += f.e.kept
+		n += f.e.keptBytes()
+	} else {
+		n += f.store.kept()
 	}
 	if f.loc != nil {
 		n += f.loc.kept

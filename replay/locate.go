@@ -49,7 +49,7 @@ func locatedPayload(typ string) bool {
 type locatedCall struct {
 	pos  checks.Position
 	name string
-	// args are the call's arguments lowered, in the run's store, for
+	// args are the call's arguments as written, in the run's store, for
 	// argsCarry; hasArgs is false when the call carries none.
 	args      textRef
 	hasArgs   bool
@@ -182,7 +182,7 @@ func (l *locator) add(ev *recording.Event) {
 		l.pending[stage] = append(l.pending[stage], p.ToolCallID)
 		c := locatedCall{pos: pos, name: p.ToolName, iteration: iter}
 		if len(p.Args) > 0 {
-			c.args, c.hasArgs = l.store.internLower(string(p.Args), strings.ToLower), true
+			c.args, c.hasArgs = l.store.intern(string(p.Args)), true
 		}
 		l.calls = append(l.calls, c)
 		l.count(2*positionCost, 3*len(p.ToolCallID), len(p.ToolName))
@@ -387,7 +387,7 @@ func (l *locator) argsCarry(c locatedCall, f checks.Finding) bool {
 		if !read && c.hasArgs {
 			read = true
 			if t, err := l.store.text(c.args); err == nil {
-				args = t
+				args = strings.ToLower(t)
 			} else {
 				return false
 			}
