@@ -50,7 +50,7 @@ func TestLocateMatchesLowering(t *testing.T) {
 				ft := newFrameTexts(frame)
 				for _, v := range values {
 					needle := strings.ToLower(v)
-					if got, _ := locate(needle, frame, ft); got != locateByLowering(needle, frame) {
+					if got, _, _ := locate(needle, frame, ft); got != locateByLowering(needle, frame) {
 						t.Fatalf("locate(%q) in %q / %q / %q = %d, want %d", needle, sys, user, asst, got, locateByLowering(needle, frame))
 					}
 				}
@@ -64,7 +64,7 @@ func FuzzLocate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sys, user, asst, value string) {
 		frame := Frame{System: []string{sys}, Messages: []Message{{Role: RoleUser, Content: user}, {Role: RoleAssistant, Content: asst}}}
 		needle := strings.ToLower(value)
-		if got, _ := locate(needle, frame, newFrameTexts(frame)); got != locateByLowering(needle, frame) {
+		if got, _, _ := locate(needle, frame, newFrameTexts(frame)); got != locateByLowering(needle, frame) {
 			t.Fatalf("locate(%q) = %d, want %d", needle, got, locateByLowering(needle, frame))
 		}
 	})

@@ -230,36 +230,37 @@ func (ft *frameTexts) holds(i int, needle string) (bool, error) {
 	return strings.Contains(ft.messages.at(i-ft.nSystem), needle), nil
 }
 
-// locate finds a lowered value in a frame whose texts ft holds.
-func locate(needle string, frame Frame, ft *frameTexts) (groundedness, error) {
+// locate finds a lowered value in a frame whose texts ft holds, and the
+// model's own answers that hold it (by message index) when only they do.
+func locate(needle string, frame Frame, ft *frameTexts) (groundedness, []int, error) {
 	for i := range frame.System {
 		has, err := ft.holds(i, needle)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if has {
-			return groundedInFrame, nil
+			return groundedInFrame, nil, nil
 		}
 	}
-	inAssistant := false
+	var inAssistant []int
 	for i, m := range frame.Messages {
 		has, err := ft.holds(len(frame.System)+i, needle)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if !has {
 			continue
 		}
 		if m.Role == RoleAssistant {
-			inAssistant = true
+			inAssistant = append(inAssistant, i)
 			continue
 		}
-		return groundedInFrame, nil
+		return groundedInFrame, nil, nil
 	}
-	if inAssistant {
-		return onlyInAssistant, nil
+	if len(inAssistant) > 0 {
+		return onlyInAssistant, inAssistant, nil
 	}
-	return nowhereInFrame, nil
+	return nowhereInFrame, nil, nil
 }
 
 // maxQuoted bounds how much of a value a message quotes.
@@ -305,7 +306,7 @@ func excusedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTex
 		if ft == nil {
 			ft = newFrameTexts(frame)
 		}
-		where, err := locate(strings.ToLower(value), frame, ft)
+		where, answers, err := locate(strings.ToLower(value), frame, ft)
 		if err != nil {
 			unjudged = append(unjudged, fmt.Sprintf("'%s' argument %s = \"%s\" (call %s) cannot be looked up in the iteration %d frame: %v",
 				call.Name, leaf.path, clip(value), orUnknown(call.ID), frame.Iteration, err))
@@ -319,7 +320,7 @@ func excusedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTex
 				call.Name, leaf.path, clip(value), orUnknown(call.ID), frame.Iteration, strings.Join(frame.Gaps, "; ")))
 			continue
 		}
-		fs = append(fs, aboutCalls([]Finding{argumentFinding(call, leaf, value, grounds, frame, where, epoch)}, call.ID)...)
+		fs = append(fs, aboutCalls([]Finding{argumentFinding(call, leaf, value, grounds, frame, where, answers, epoch)}, call.ID)...)
 	}
 	return fs, unjudged, excused, judged
 }
@@ -333,7 +334,9 @@ func quoteSource(s string) string {
 	return strconv.Quote(clip(s))
 }
 
-func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string, frame Frame, where groundedness, epoch int64) Finding {
+// argumentFinding is the finding of one ungrounded argument; answers are
+// the model's own messages that hold it, when only they do.
+func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string, frame Frame, where groundedness, answers []int, epoch int64) Finding {
 	subject := toolSubject(call.Name)
 	users, tools, assistants := 0, 0, 0
 	for _, m := range frame.Messages {
@@ -353,12 +356,9 @@ func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string
 		verdict = "found only in the model's own earlier answer"
 		// Which answer: the message a reader opens to see where the model
 		// read it back from.
-		var at []string
-		needle := strings.ToLower(value)
-		for i, m := range frame.Messages {
-			if m.Role == RoleAssistant && strings.Contains(strings.ToLower(m.Content), needle) {
-				at = append(at, strconv.Itoa(i))
-			}
+		at := make([]string, len(answers))
+		for j, i := range answers {
+			at[j] = strconv.Itoa(i)
 		}
 		frameProvenance += fmt.Sprintf("; the value is in assistant %s %s (0-based, of %d)", plural(len(at), "message", "messages"), nameList(at), len(frame.Messages))
 	} else {

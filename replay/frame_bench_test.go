@@ -13,9 +13,10 @@ import (
 
 // historyEvents are a run's head: the person's prompt and one
 // iteration_end whose history holds n messages of about size bytes each
-// (a tool result, then the model's note on it, in turn), the last of them
-// naming host-0042, so that a lookup of it reads the whole frame. Every
-// later request the run makes is rebuilt from it.
+// (a tool result, then the model's note on it, in turn), then a result
+// naming host-0042 and a note of the model's naming host-9999, so that a
+// lookup of either reads the whole frame. Every later request the run
+// makes is rebuilt from it.
 func historyEvents(n, size int) []*recording.Event {
 	filler := strings.Repeat("Abcdefghij KLMNOPQRST uvwxyz0123 ", size/33+1)[:size]
 	var hist strings.Builder
@@ -27,21 +28,23 @@ func historyEvents(n, size int) []*recording.Event {
 			fmt.Fprintf(&hist, `,{"role":"assistant","content":%q}`, fmt.Sprintf("Noted %d. %s", i, filler))
 		}
 	}
-	hist.WriteString(`,{"role":"tool","toolCallId":"c-last","toolName":"fleet_report","content":"host-0042 is at risk"}]}`)
+	hist.WriteString(`,{"role":"tool","toolCallId":"c-last","toolName":"fleet_report","content":"host-0042 is at risk"}`)
+	hist.WriteString(`,{"role":"assistant","content":"I will check the backup of HOST-9999 next."}]}`)
 	return []*recording.Event{
 		{Type: recording.TypeTurnStart, Payload: []byte(`{"userPrompt":"Which hosts of zone z1 are at risk?"}`)},
 		{Type: recording.TypeIterationEnd, Payload: []byte(hist.String())},
 	}
 }
 
-// responseEvents are one model call rebuilt from the last history and the
-// call it answers with: a grounded tool called with an identifier the
-// history holds, which the choice seam looks up in the whole frame.
-func responseEvents(it int) []*recording.Event {
+// responseEvents are one model call rebuilt from the last history of
+// messages messages (so that its frame is complete) and the call it
+// answers with: a grounded tool called with machine, which the
+// choice seam looks up in the whole frame.
+func responseEvents(it, messages int, machine string) []*recording.Event {
 	return []*recording.Event{
-		{Type: recording.TypeLLMStart, Payload: []byte(fmt.Sprintf(`{"iteration":%d,"provider":"mock","tools":[{"name":"fleet_report"},{"name":"backup_status"}],"toolsCount":2}`, it))},
+		{Type: recording.TypeLLMStart, Payload: []byte(fmt.Sprintf(`{"iteration":%d,"provider":"mock","systemPromptChars":0,"messagesCount":%d,"tools":[{"name":"fleet_report"},{"name":"backup_status"}],"toolsCount":2}`, it, messages))},
 		{Type: recording.TypeLLMEnd, Payload: []byte(fmt.Sprintf(`{"iteration":%d,"content":"","wireManifest":{"tools":["fleet_report","backup_status"]}}`, it))},
-		{Type: recording.TypeToolStart, Payload: []byte(`{"toolName":"backup_status","toolCallId":"q-` + strconv.Itoa(it) + `","args":{"machine":"host-0042"}}`)},
+		{Type: recording.TypeToolStart, Payload: []byte(`{"toolName":"backup_status","toolCallId":"q-` + strconv.Itoa(it) + `","args":{"machine":"` + machine + `"}}`)},
 	}
 }
 
@@ -49,16 +52,21 @@ func responseEvents(it int) []*recording.Event {
 // iteration, each chosen from a frame rebuilt from the same long history,
 // every check armed: what one more response costs (cpu-ns/op, B/op and
 // allocs/op are per response) with histories of as many messages, small
-// and 32 times larger. Each distinct text is lowered once in the run, so
+// and 32 times larger, for a value the frame grounds and for one only the
+// model's own words hold. Each distinct text is lowered once in the run, so
 // the cost of a response follows the number of messages in its frame and
 // not their bytes.
 func BenchmarkResponsesOverHistory(b *testing.B) {
 	for _, bc := range []struct {
 		name    string
 		n, size int
+		machine string
 	}{
-		{"history-256x2K", 256, 2 << 10},
-		{"history-256x64K", 256, 64 << 10},
+		{"grounded-256x2K", 256, 2 << 10, "host-0042"},
+		{"grounded-256x64K", 256, 64 << 10, "host-0042"},
+		// Found only in the model's own note: a finding every response.
+		{"self-256x2K", 256, 2 << 10, "host-9999"},
+		{"self-256x64K", 256, 64 << 10, "host-9999"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			run := &recording.Run{Input: "history.jsonl", ID: "run-history"}
@@ -76,17 +84,20 @@ func BenchmarkResponsesOverHistory(b *testing.B) {
 			feed(historyEvents(bc.n, bc.size))
 			// The first response pays for the history's texts once; it is
 			// judged when the next one begins.
-			feed(responseEvents(1))
-			feed(responseEvents(2))
+			feed(responseEvents(1, bc.n+3, bc.machine))
+			feed(responseEvents(2, bc.n+3, bc.machine))
 			it := 2
 			benchcpu.Each(b, func() {
 				it++
-				feed(responseEvents(it))
+				feed(responseEvents(it, bc.n+3, bc.machine))
 			})
 			b.StopTimer()
 			e.flushChoice()
 			if got := judgedChoices(e); got < it {
 				b.Fatalf("%d responses judged, want %d", got, it)
+			}
+			if self := bc.machine == "host-9999"; self != (len(e.ledger.Findings()) > 0) {
+				b.Fatalf("%d findings for %s", len(e.ledger.Findings()), bc.machine)
 			}
 		})
 	}
