@@ -319,8 +319,8 @@ func TestUnknownCheckReadsEverything(t *testing.T) {
 	}
 }
 
-// FuzzReplayPaths replays fuzzed recordings both ways and requires the same
-// evidence.
+// FuzzReplayPaths replays fuzzed recordings both ways, and folded one
+// event at a time, and requires the same evidence.
 func FuzzReplayPaths(f *testing.F) {
 	for _, s := range replaySeeds(f) {
 		f.Add(s)
@@ -335,6 +335,7 @@ func FuzzReplayPaths(f *testing.F) {
 		recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), recording.Options{MaxNesting: 2000}, func(run *recording.Run) error {
 			for _, d := range decls {
 				assertSameReplay(t, "fuzz", run, d, Options{})
+				assertFoldSame(t, "fuzz", run, d, Options{}, nil, nil)
 			}
 			return nil
 		})
@@ -371,6 +372,7 @@ func FuzzReplayPathsEvent(f *testing.F) {
 		recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), recording.Options{}, func(run *recording.Run) error {
 			for _, d := range decls {
 				assertSameReplay(t, "fuzz", run, d, Options{})
+				assertFoldSame(t, "fuzz", run, d, Options{}, nil, nil)
 			}
 			return nil
 		})

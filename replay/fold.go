@@ -389,3 +389,16 @@ func (f *Fold) End() (*FoldResult, error) {
 	}
 	return res, nil
 }
+
+// Drop lets the fold go without judging its run (the run passed a limit
+// and is never handed over): what it kept is let go and its file
+// removed. End may not be called after it.
+func (f *Fold) Drop() {
+	f.ended = true
+	f.held, f.heldBytes = nil, 0
+	if f.e != nil {
+		f.e.release()
+		return
+	}
+	_ = f.store.close()
+}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -98,7 +99,7 @@ func TestFoldMatchesWholeRun(t *testing.T) {
 // lateRun is a run whose agent.run_configured comes after its first model
 // call, carrying config.
 func lateRun(config string) *recording.Run {
-	run := &recording.Run{Input: "late.jsonl", ID: "run-late"}
+	run := &recording.Run{Input: "late.jsonl", ID: "run-late", FirstLine: 1}
 	add := func(typ, payload string) {
 		n := int64(len(run.Events))
 		run.Events = append(run.Events, recording.Event{Type: typ, Payload: []byte(payload), Line: n + 1, Index: n,
@@ -112,6 +113,9 @@ func lateRun(config string) *recording.Run {
 	add(recording.TypeToolEnd, `{"toolCallId":"c-1","result":[]}`)
 	return run
 }
+
+// LateRun is lateRun, for the tests outside the package.
+var LateRun = lateRun
 
 // TestLateRunConfigured: a run_configured read after the fold armed is
 // stated in the evidence's Lost (which makes the run's evidence damaged,
@@ -200,6 +204,38 @@ func TestHeldEventsAreKept(t *testing.T) {
 	}
 	if _, err := f.End(); err == nil {
 		t.Error("a second End did not fail")
+	}
+}
+
+// TestDroppedFoldLeavesNoFile: a fold let go without its end removes the
+// file its texts went to.
+func TestDroppedFoldLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	decl := mustDeclare(t, "tools:\n  backup_status: { argumentsFrom: [fleet_report], noticeEmptyLookups: true }\n")
+	f, err := NewFold(&recording.Run{Input: "drop.jsonl", ID: "run-drop"}, decl, Options{KeepInMemory: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ev := range []recording.Event{
+		{Type: recording.TypeLLMStart, Payload: []byte(`{"iteration":1}`)},
+		{Type: recording.TypeToolStart, Payload: []byte(`{"toolName":"fleet_report","toolCallId":"c-1","args":{}}`)},
+		{Type: recording.TypeToolEnd, Payload: []byte(`{"toolCallId":"c-1","result":"host-01 ` + strings.Repeat("x", 1024) + `"}`)},
+	} {
+		ev.Line, ev.Index = int64(i+1), int64(i)
+		if err := f.Add(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.store.file == nil {
+		t.Fatal("no text went to the file: the case tests nothing")
+	}
+	f.Drop()
+	if f.store.file != nil {
+		t.Error("the file is still open after Drop")
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("Drop left %d files behind", len(left))
 	}
 }
 
