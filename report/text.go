@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -107,7 +108,7 @@ func (t *textWriter) command(indent int, prefix string, args []string) {
 		switch {
 		case i == 0:
 			cur += a
-		case t.width > 0 && indent+lipgloss.Width(cur)+1+lipgloss.Width(a)+2 > t.width:
+		case t.width > 0 && indent+cellWidth(cur)+1+cellWidth(a)+2 > t.width:
 			lines = append(lines, cur+" \\")
 			cur = "    " + a
 		default:
@@ -134,28 +135,104 @@ func (t *textWriter) write(s string) {
 // wrap splits text into segments that fit width columns (the first after
 // indent, the rest after hang). A word wider than the room stays whole.
 func wrap(text string, indent, hang, width int) []string {
-	if width <= 0 || indent+lipgloss.Width(text) <= width {
+	if width <= 0 || indent+cellWidth(text) <= width {
 		return []string{text}
 	}
 	var segs []string
 	var cur strings.Builder
+	// curWidth is cur's width while every word in it is plain (see
+	// plainWidth), -1 once one is not and cur must be measured whole.
+	curWidth := 0
 	room := width - indent
-	for _, word := range strings.Split(text, " ") {
-		wl := lipgloss.Width(word)
+	for word := range strings.SplitSeq(text, " ") {
+		wl, plain := plainWidth(word)
+		if !plain {
+			wl = lipgloss.Width(word)
+		}
 		switch {
 		case cur.Len() == 0:
 			cur.WriteString(word)
-		case lipgloss.Width(cur.String())+1+wl <= room:
+			curWidth = knownWidth(plain, wl)
+		case joinedWidth(&cur, curWidth)+1+wl <= room:
 			cur.WriteByte(' ')
 			cur.WriteString(word)
+			if curWidth >= 0 {
+				curWidth = knownWidth(plain, curWidth+1+wl)
+			}
 		default:
 			segs = append(segs, cur.String())
 			cur.Reset()
 			cur.WriteString(word)
+			curWidth = knownWidth(plain, wl)
 			room = width - hang
 		}
 	}
 	return append(segs, cur.String())
+}
+
+// knownWidth is w when the text it measures is plain, else -1.
+func knownWidth(plain bool, w int) int {
+	if plain {
+		return w
+	}
+	return -1
+}
+
+// joinedWidth is the width of the words joined so far: known while they
+// are plain, measured whole otherwise, as clusters may join across a
+// space.
+func joinedWidth(cur *strings.Builder, known int) int {
+	if known >= 0 {
+		return known
+	}
+	return lipgloss.Width(cur.String())
+}
+
+// cellWidth is the terminal width of a sanitized line. Nearly every line
+// of a report is plain, one column a character; only the others need the
+// grapheme and escape-aware measure, which costs far more than the rest of
+// the rendering.
+func cellWidth(s string) int {
+	if w, ok := plainWidth(s); ok {
+		return w
+	}
+	return lipgloss.Width(s)
+}
+
+// plainWidth is the width of s when s is plain: printable ASCII and the
+// marks the report's own sentences use (ownMark), each character one
+// column and a grapheme of its own, so that widths add up. ok is false
+// for anything else.
+func plainWidth(s string) (w int, ok bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			i++
+		case c < 0x80:
+			return 0, false
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !ownMark(r) {
+				return 0, false
+			}
+			i += size
+		}
+		w++
+	}
+	return w, true
+}
+
+// ownMark reports whether r is one of the marks the report writes itself
+// beyond ASCII. Each is one column wide and never joins a neighbour into
+// one grapheme: no combining mark, joiner or variation selector is among
+// them (TestOwnMarksAreOneColumn).
+func ownMark(r rune) bool {
+	switch r {
+	case '·', '—', '–', '…', '⚠', '×', '→', '←', '↔', '✓', '✗', '«', '»':
+		return true
+	}
+	return false
 }
 
 // RenderText writes the human report, in the order a reader needs it: the
@@ -664,7 +741,7 @@ func witnessBrief(w EvidenceWitness) string {
 // boundary, so a one-line summary never wraps and never cuts a word.
 func (t *textWriter) fit(indent int, text string) string {
 	room := t.width - indent
-	if t.width <= 0 || lipgloss.Width(Sanitize(text)) <= room {
+	if t.width <= 0 || cellWidth(Sanitize(text)) <= room {
 		return text
 	}
 	words := strings.Split(text, " ")
@@ -674,7 +751,7 @@ func (t *textWriter) fit(indent int, text string) string {
 		if out != "" {
 			next = out + " " + w
 		}
-		if lipgloss.Width(Sanitize(next))+2 > room {
+		if cellWidth(Sanitize(next))+2 > room {
 			break
 		}
 		out = next
@@ -742,11 +819,11 @@ func textLedger(t *textWriter, s *Side) {
 	}
 	keyWidth := 0
 	for _, row := range s.Rows {
-		keyWidth = max(keyWidth, lipgloss.Width(Sanitize(row.Key())))
+		keyWidth = max(keyWidth, cellWidth(Sanitize(row.Key())))
 	}
 	for _, row := range s.Rows {
 		key := Sanitize(row.Key())
-		key += strings.Repeat(" ", keyWidth-lipgloss.Width(key))
+		key += strings.Repeat(" ", keyWidth-cellWidth(key))
 		st := stylePlain
 		if row.State != RowChecked {
 			st = styleUnmeasured

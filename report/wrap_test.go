@@ -1,0 +1,81 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/google/go-cmp/cmp"
+)
+
+// measuredWrap is wrap with every width measured whole by lipgloss: what
+// the plain-ASCII shortcut must agree with on every line.
+func measuredWrap(text string, indent, hang, width int) []string {
+	if width <= 0 || indent+lipgloss.Width(text) <= width {
+		return []string{text}
+	}
+	var segs []string
+	cur := ""
+	room := width - indent
+	for _, word := range strings.Split(text, " ") {
+		switch {
+		case cur == "":
+			cur = word
+		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= room:
+			cur += " " + word
+		default:
+			segs = append(segs, cur)
+			cur = word
+			room = width - hang
+		}
+	}
+	return append(segs, cur)
+}
+
+func TestWrapMatchesMeasuredWidths(t *testing.T) {
+	long := strings.Repeat("ledger row checked 3 encounters · ", 8)
+	tests := []struct {
+		name string
+		text string
+	}{
+		{"plain ASCII", long},
+		{"one long word", strings.Repeat("x", 200) + " tail"},
+		{"wide characters", strings.Repeat("検査の記録 ", 30)},
+		{"combining mark after a space", strings.Repeat("e \u0301 word ", 20)},
+		{"emoji and joiners", strings.Repeat("👩\u200d💻 ran ✓ · ", 20)},
+		{"ASCII then wide", long + strings.Repeat("表 ", 20)},
+		{"wide then ASCII", strings.Repeat("表 ", 20) + long},
+		{"escaped control", Sanitize("a\x1b[31m red \x07 bell " + long)},
+		{"double spaces", strings.Repeat("a  b   c ", 30)},
+		{"the report's own marks", strings.Repeat("⚠ row — ran 0× · «x» → ✓ ✗ … ", 12)},
+		{"a mark with a variation selector", strings.Repeat("⚠\ufe0f armed · ran ", 20)},
+		{"a mark with a combining mark", strings.Repeat("· \u0301· ran — ", 20)},
+		{"empty", ""},
+	}
+	for _, tt := range tests {
+		for _, shape := range [][3]int{{0, 2, 80}, {4, 6, 40}, {2, 4, 12}, {0, 0, 0}} {
+			got := wrap(tt.text, shape[0], shape[1], shape[2])
+			want := measuredWrap(tt.text, shape[0], shape[1], shape[2])
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s at indent %d, hang %d, width %d (-measured +wrap):\n%s", tt.name, shape[0], shape[1], shape[2], diff)
+			}
+		}
+	}
+}
+
+// TestOwnMarksAreOneColumn holds ownMark to what plainWidth assumes of
+// each mark: one column, alone and between any two plain characters.
+func TestOwnMarksAreOneColumn(t *testing.T) {
+	for r := rune(0); r < 0x3000; r++ {
+		if !ownMark(r) {
+			continue
+		}
+		m := string(r)
+		for _, s := range []string{m, "a" + m + "b", m + m, "⚠" + m + "·", m + " " + m} {
+			w, ok := plainWidth(s)
+			if !ok || w != lipgloss.Width(s) {
+				t.Errorf("%q: plain width %d (plain %v), measured %d", s, w, ok, lipgloss.Width(s))
+			}
+		}
+	}
+}
