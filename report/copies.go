@@ -255,18 +255,10 @@ func foldCopies(r *Report, facts []runFacts) {
 			continue
 		}
 		slices.SortStableFunc(members, func(a, b int) int { return moreComplete(&r.Runs[a], &facts[a], &r.Runs[b], &facts[b]) })
-		var taken []int
+		taken := newPrintIndex()
 		for _, m := range members {
 			joined := false
-			compared := 0
-			for _, p := range taken {
-				if facts[p].input == facts[m].input || !overlap(facts[m].print, facts[p].print) {
-					continue
-				}
-				if compared == copyCandidates {
-					break
-				}
-				compared++
+			for _, p := range taken.overlapping(facts[m].print, func(p int) bool { return facts[p].input != facts[m].input }) {
 				why := notCopy(&r.Runs[m], &facts[m], &r.Runs[p], &facts[p])
 				if why == "" {
 					copyOf[m] = p
@@ -277,34 +269,46 @@ func foldCopies(r *Report, facts []runFacts) {
 				addConflict(&r.Runs[m], RunConflict{Input: r.Runs[p].Input, Why: why})
 			}
 			if !joined {
-				taken = append(taken, m)
+				taken.add(m, facts[m].print)
 			}
 		}
 	}
-	kept := make([]Run, 0, len(r.Runs))
-	at := make([]int, len(r.Runs))
-	for i := range r.Runs {
-		if copyOf[i] < 0 {
-			at[i] = len(kept)
-			kept = append(kept, r.Runs[i])
-		}
+	if !slices.ContainsFunc(copyOf, func(p int) bool { return p >= 0 }) {
+		return
 	}
+	// The copies leave r.Runs in place: a second list of every run is
+	// what a report of a million runs cannot afford. Runs only move down,
+	// so each is read before a later one takes its place.
+	type copied struct {
+		alone   *Run
+		of, pos int
+	}
+	var copies []copied
+	at := make([]int, len(r.Runs))
+	kept := 0
 	for i := range r.Runs {
-		p := copyOf[i]
-		if p < 0 {
+		if p := copyOf[i]; p >= 0 {
+			alone := r.Runs[i]
+			copies = append(copies, copied{&alone, p, i})
 			continue
 		}
-		alone := r.Runs[i]
-		primary := &kept[at[p]]
+		at[i] = kept
+		r.Runs[kept] = r.Runs[i]
+		kept++
+	}
+	clear(r.Runs[kept:])
+	r.Runs = r.Runs[:kept]
+	for _, c := range copies {
+		alone, i := c.alone, c.pos
+		primary := &r.Runs[at[c.of]]
 		primary.Copies = append(primary.Copies, RunCopy{
 			Input: alone.Input, Format: facts[i].format, Events: alone.Events, FirstLine: alone.FirstLine,
 			LineNumbers: alone.LineNumbers, Verdict: alone.Verdict,
-			Differences: copyDifferences(&alone, &facts[i], primary, &facts[p]),
-			alone:       &alone, input: facts[i].input, judgedIn: primary.Input,
+			Differences: copyDifferences(alone, &facts[i], primary, &facts[c.of]),
+			alone:       alone, input: facts[i].input, judgedIn: primary.Input,
 		})
 		r.Inputs[facts[i].input].Copies++
 	}
-	r.Runs = kept
 }
 
 func addConflict(run *Run, c RunConflict) {
@@ -331,18 +335,73 @@ func moreComplete(a *Run, fa *runFacts, b *Run, fb *runFacts) int {
 	)
 }
 
-// overlap reports whether two prints share their first event, their last
-// event or an integrity event.
-func overlap(a, b *RunPrint) bool {
-	if a.Head != "" && (a.Head == b.Head || a.Head == b.Tail) || a.Tail != "" && (a.Tail == b.Tail || a.Tail == b.Head) {
-		return true
-	}
-	for _, x := range a.Integrity {
-		if slices.Contains(b.Integrity, x) {
-			return true
+// printIndex holds the runs of one id taken so far, in the order they were
+// taken, by the hashes of their prints: two prints overlap when they share
+// their first event, their last event or an integrity event, and looking
+// each hash up keeps a run id shared by thousands of inputs, or a run of
+// thousands of integrity events, linear.
+type printIndex struct {
+	taken []int
+	// ends and integrity list, by hash, the places in taken of the runs
+	// whose first or last event, or one of whose integrity events, has it.
+	ends, integrity map[string][]int
+}
+
+func newPrintIndex() *printIndex {
+	return &printIndex{ends: map[string][]int{}, integrity: map[string][]int{}}
+}
+
+// add takes run with its print.
+func (x *printIndex) add(run int, p *RunPrint) {
+	at := len(x.taken)
+	x.taken = append(x.taken, run)
+	put := func(m map[string][]int, h string) {
+		if l := m[h]; len(l) == 0 || l[len(l)-1] != at {
+			m[h] = append(l, at)
 		}
 	}
-	return false
+	for _, h := range []string{p.Head, p.Tail} {
+		if h != "" {
+			put(x.ends, h)
+		}
+	}
+	for _, h := range p.Integrity {
+		put(x.integrity, h)
+	}
+}
+
+// overlapping returns, in the order they were taken, the first
+// copyCandidates runs that overlap p and that eligible admits.
+func (x *printIndex) overlapping(p *RunPrint, eligible func(run int) bool) []int {
+	var at []int
+	// The first candidates of all the lists are among the first of each.
+	from := func(l []int) {
+		n := 0
+		for _, a := range l {
+			if n == copyCandidates {
+				return
+			}
+			if eligible(x.taken[a]) {
+				at = append(at, a)
+				n++
+			}
+		}
+	}
+	for _, h := range []string{p.Head, p.Tail} {
+		if h != "" {
+			from(x.ends[h])
+		}
+	}
+	for _, h := range p.Integrity {
+		from(x.integrity[h])
+	}
+	slices.Sort(at)
+	at = slices.Compact(at)
+	runs := make([]int, 0, min(len(at), copyCandidates))
+	for _, a := range at[:min(len(at), copyCandidates)] {
+		runs = append(runs, x.taken[a])
+	}
+	return runs
 }
 
 // notCopy says why run c is no copy of run p, or "" when it is one.

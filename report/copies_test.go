@@ -3,6 +3,8 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,4 +133,73 @@ func halfOf(t *testing.T, name string, from, to int) InputResult {
 	st := &recording.Stats{Path: name, Compression: "none", UnknownTypes: map[string]int64{}, WrongTypes: map[string]int64{}, HasEvents: true}
 	evs := readNDJSON(data, st)[from:to]
 	return InputResult{Stats: st, Runs: splitRuns(evs, name)}
+}
+
+// pairOverlap is the copy rule's first condition read pair by pair: the
+// prints share their first event, their last event or an integrity event.
+func pairOverlap(a, b *RunPrint) bool {
+	if a.Head != "" && (a.Head == b.Head || a.Head == b.Tail) || a.Tail != "" && (a.Tail == b.Tail || a.Tail == b.Head) {
+		return true
+	}
+	for _, x := range a.Integrity {
+		if slices.Contains(b.Integrity, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPrintIndexOverlapping: the index names the runs a pairwise scan of
+// the runs taken would compare, in the same order and as many.
+func TestPrintIndexOverlapping(t *testing.T) {
+	hash := func(i int) string { return strconv.Itoa(i % 7) }
+	print := func(i int) *RunPrint {
+		p := &RunPrint{Head: "h" + hash(i*3), Tail: "h" + hash(i*5+1)}
+		if i%4 == 0 {
+			p.Head = ""
+		}
+		if i%6 == 0 {
+			p.Tail = p.Head
+		}
+		for j := range i % 5 {
+			p.Integrity = append(p.Integrity, "i"+hash(i+j*2))
+		}
+		if i%9 == 0 {
+			p.Integrity = append(p.Integrity, "")
+		}
+		return p
+	}
+	tests := []struct {
+		name  string
+		runs  int
+		input func(run int) int
+	}{
+		{"each run its own input", 40, func(run int) int { return run }},
+		{"inputs of several runs", 60, func(run int) int { return run % 5 }},
+		{"one input", 30, func(int) int { return 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := newPrintIndex()
+			var taken []int
+			for m := range tt.runs {
+				pm := print(m)
+				eligible := func(p int) bool { return tt.input(p) != tt.input(m) }
+				var want []int
+				for _, p := range taken {
+					if eligible(p) && pairOverlap(pm, print(p)) && len(want) < copyCandidates {
+						want = append(want, p)
+					}
+				}
+				got := x.overlapping(pm, eligible)
+				if !slices.Equal(got, want) {
+					t.Fatalf("run %d: index gives %v, the pairwise scan %v", m, got, want)
+				}
+				if m%3 != 0 {
+					x.add(m, pm)
+					taken = append(taken, m)
+				}
+			}
+		})
+	}
 }
