@@ -15,7 +15,16 @@ import (
 // not be read is a fact of the report, not an error of Build.
 func Build(inputs []InputResult, opts Options) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Options: opts, Sources: inputs}
+	// Sized once: grown by appending, the runs of a large report would be
+	// copied over and over, and held with room to spare.
+	total := 0
+	for _, in := range inputs {
+		total += len(in.Runs)
+	}
 	var facts []runFacts
+	if total > 0 {
+		r.Runs, facts = make([]Run, 0, total), make([]runFacts, 0, total)
+	}
 	phrases := newInterner()
 	for _, in := range inputs {
 		if in.NotRecording {
@@ -23,8 +32,7 @@ func Build(inputs []InputResult, opts Options) *Report {
 			continue
 		}
 		input := buildInput(in)
-		runs := slices.Clone(in.Runs)
-		slices.SortStableFunc(runs, func(a, b RunResult) int { return cmp.Compare(a.FirstLine, b.FirstLine) })
+		runs := inFirstLineOrder(in.Runs)
 		ids := map[string]bool{}
 		for _, rr := range runs {
 			ids[rr.RunID] = true
@@ -46,16 +54,13 @@ func Build(inputs []InputResult, opts Options) *Report {
 		}
 		r.Inputs = append(r.Inputs, input)
 	}
-	var all []RunResult
-	for _, in := range inputs {
-		all = append(all, in.Runs...)
-	}
-	r.Declarations = holdDeclarations(r, all, opts)
+	r.Declarations = holdDeclarations(r, inputs, opts)
 	foldCopies(r, facts)
 	linkRuns(r)
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		run.Notes = append(runNotes(run), baselineNotes(run)...)
+		phrases.run(run)
 		for j := range run.Copies {
 			alone := run.Copies[j].alone
 			alone.Notes = append(runNotes(alone), baselineNotes(alone)...)
@@ -63,6 +68,20 @@ func Build(inputs []InputResult, opts Options) *Report {
 	}
 	r.Baseline = summarizeBaseline(opts.Baseline, opts.Today, r.Runs)
 	return r
+}
+
+// inFirstLineOrder is runs in the order they start in their input. A
+// loader hands them over in that order nearly always, and sorting a copy
+// of every run's result regardless would double what a report of a
+// million runs holds of them.
+func inFirstLineOrder(runs []RunResult) []RunResult {
+	byLine := func(a, b RunResult) int { return cmp.Compare(a.FirstLine, b.FirstLine) }
+	if slices.IsSortedFunc(runs, byLine) {
+		return runs
+	}
+	runs = slices.Clone(runs)
+	slices.SortStableFunc(runs, byLine)
+	return runs
 }
 
 // buildInput states one input's loss accounting.

@@ -135,7 +135,7 @@ func editDistance(a, b string, limit int) (int, bool) {
 
 // holdDeclarations finds the declared names no run showed, with the nearest
 // name the runs do show.
-func holdDeclarations(r *Report, runs []RunResult, opts Options) *DeclarationsReport {
+func holdDeclarations(r *Report, inputs []InputResult, opts Options) *DeclarationsReport {
 	if opts.Declared == nil {
 		return nil
 	}
@@ -144,13 +144,16 @@ func holdDeclarations(r *Report, runs []RunResult, opts Options) *DeclarationsRe
 	// report's own news, not the declarations'.
 	seen := map[string]bool{}
 	read := 0
-	for _, rr := range runs {
-		if !rr.ToolsRead {
-			continue
-		}
-		read++
-		for _, t := range rr.Tools {
-			seen[t] = true
+	for _, in := range inputs {
+		for i := range in.Runs {
+			rr := &in.Runs[i]
+			if !rr.ToolsRead {
+				continue
+			}
+			read++
+			for _, t := range rr.Tools {
+				seen[t] = true
+			}
 		}
 	}
 	// A run whose tools were not read (one from a saved report written

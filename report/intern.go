@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"slices"
 	"strconv"
 )
@@ -14,12 +15,15 @@ import (
 type interner struct {
 	seen  map[string]string
 	lists map[string][]string
+	// rows are whole ledgers: the runs of one configuration register the
+	// same checks, and most of them count the same encounters.
+	rows map[string][]Row
 }
 
 const internCap = 1 << 12
 
 func newInterner() *interner {
-	return &interner{seen: map[string]string{}, lists: map[string][]string{}}
+	return &interner{seen: map[string]string{}, lists: map[string][]string{}, rows: map[string][]Row{}}
 }
 
 func (in *interner) str(s string) string {
@@ -59,14 +63,51 @@ func (in *interner) list(ss []string) []string {
 
 // listKey names a list by its phrases, each preceded by its length, so that
 // no two lists share a key whatever bytes a recording put in them.
-func listKey(ss []string) string {
-	var b []byte
+func listKey(ss []string) string { return string(appendList(nil, ss)) }
+
+func appendList(b []byte, ss []string) []byte {
 	for _, s := range ss {
-		b = strconv.AppendInt(b, int64(len(s)), 10)
-		b = append(b, ':')
-		b = append(b, s...)
+		b = appendPhrase(b, s)
 	}
-	return string(b)
+	return b
+}
+
+func appendPhrase(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
+}
+
+// rowsKey names a ledger by everything its rows hold, each list preceded
+// by its length and each phrase by its own.
+func rowsKey(rows []Row) []byte {
+	var b []byte
+	num := func(n int64) {
+		b = strconv.AppendInt(b, n, 10)
+		b = append(b, ',')
+	}
+	for i := range rows {
+		r := &rows[i]
+		b = appendPhrase(b, r.Check)
+		b = appendPhrase(b, r.Seam)
+		for _, n := range []int64{r.Checked, r.Findings, r.NotApplicable, r.Unreachable, r.Synthetic} {
+			num(n)
+		}
+		if r.LastFiredAt == nil {
+			b = append(b, '-')
+		} else {
+			b = append(b, '=')
+			b = strconv.AppendUint(b, math.Float64bits(*r.LastFiredAt), 16)
+			b = append(b, ',')
+		}
+		b = appendPhrase(b, string(r.State))
+		b = appendPhrase(b, r.LastFired)
+		num(int64(len(r.Parts)))
+		b = appendList(b, r.Parts)
+		num(int64(len(r.ToolsAbsent)))
+		b = appendList(b, r.ToolsAbsent)
+	}
+	return b
 }
 
 // side interns what a side's rows and summary say.
@@ -78,10 +119,30 @@ func (in *interner) side(s *Side) {
 	s.NeverRan = in.list(s.NeverRan)
 	s.Ledger = in.str(s.Ledger)
 	s.Posture = in.str(s.Posture)
+	if len(s.Rows) == 0 {
+		return
+	}
+	key := rowsKey(s.Rows)
+	if t, ok := in.rows[string(key)]; ok {
+		s.Rows = t
+		return
+	}
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		r.Parts = in.list(r.Parts)
 		r.ToolsAbsent = in.list(r.ToolsAbsent)
 		r.LastFired = in.str(r.LastFired)
 	}
+	// Rows are only read once built, and clipped so that an append
+	// copies them.
+	s.Rows = slices.Clip(s.Rows)
+	if len(in.rows) < internCap {
+		in.rows[string(key)] = s.Rows
+	}
+}
+
+// run interns the sentences that state a run.
+func (in *interner) run(r *Run) {
+	r.Headline = in.str(r.Headline)
+	r.Notes = in.list(r.Notes)
 }

@@ -3,6 +3,9 @@ package report
 import (
 	"slices"
 	"testing"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestInternerLists: lists that differ in any byte stay distinct, equal
@@ -38,5 +41,56 @@ func TestInternerLists(t *testing.T) {
 	}
 	if got := newInterner().list(nil); got != nil {
 		t.Errorf("nil list became %q", got)
+	}
+}
+
+// TestInternerRows: ledgers equal in every field share one copy of their
+// rows, ledgers that differ in any field keep their own, and an append to
+// a shared ledger never writes into another run's.
+func TestInternerRows(t *testing.T) {
+	at, other := 1.5, 2.5
+	base := func() []Row {
+		return []Row{
+			{Row: checks.Row{Check: "empty-lookup", Seam: "write", Checked: 3}, State: RowChecked, Parts: []string{"checked 3"}},
+			{Row: checks.Row{Check: "missing-column", Seam: "write", LastFiredAt: &at}, State: RowNeverRan, LastFired: "x", Parts: []string{"ran 0×"}},
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(rows []Row)
+		same   bool
+	}{
+		{"equal ledgers", func([]Row) {}, true},
+		{"an equal time, held apart", func(rows []Row) { v := at; rows[1].LastFiredAt = &v }, true},
+		{"a count", func(rows []Row) { rows[0].Checked = 4 }, false},
+		{"a synthetic count", func(rows []Row) { rows[0].Synthetic = 1 }, false},
+		{"no time", func(rows []Row) { rows[1].LastFiredAt = nil }, false},
+		{"another time", func(rows []Row) { rows[1].LastFiredAt = &other }, false},
+		{"a state", func(rows []Row) { rows[0].State = RowSilent }, false},
+		{"a phrase", func(rows []Row) { rows[0].Parts = []string{"checked 3", "·"} }, false},
+		{"phrases cut elsewhere", func(rows []Row) { rows[0].Parts = []string{"checked", "3"} }, false},
+		{"a phrase moved to absent tools", func(rows []Row) { rows[0].Parts, rows[0].ToolsAbsent = nil, []string{"checked 3"} }, false},
+		{"a row emptied", func(rows []Row) { rows[1] = Row{} }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := newInterner()
+			a := &Side{Rows: base()}
+			b := &Side{Rows: base()}
+			tt.change(b.Rows)
+			want := slices.Clone(b.Rows)
+			in.side(a)
+			in.side(b)
+			if shared := &a.Rows[0] == &b.Rows[0]; shared != tt.same {
+				t.Fatalf("shared = %v, want %v", shared, tt.same)
+			}
+			if diff := cmp.Diff(want, b.Rows); diff != "" {
+				t.Fatalf("rows changed (-before +after):\n%s", diff)
+			}
+			_ = append(a.Rows, Row{State: RowSilent})
+			if diff := cmp.Diff(want, b.Rows); diff != "" {
+				t.Fatalf("an append wrote into the other ledger (-before +after):\n%s", diff)
+			}
+		})
 	}
 }
