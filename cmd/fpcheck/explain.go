@@ -103,7 +103,8 @@ func explainRun(o *ExplainOptions) error {
 			return err
 		}
 		rr := report.NewRunResult(run)
-		p.fold(&rr, prep)
+		replayed, err := prep.Run()
+		withReplay(&rr, replayed, err)
 		runs = append(runs, run)
 		results = append(results, rr)
 		return nil

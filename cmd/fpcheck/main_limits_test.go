@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/fpcheck/fpcheck/internal/hostile"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -138,33 +139,22 @@ func TestUsageRefusals(t *testing.T) {
 	}
 }
 
-// TestMaxRunBytes: a run that keeps more bytes than --max-run-bytes stops
-// with the file, the line, the limit and the flag (exit 2), whether the
-// bytes are a few big tool results or many tiny events, and the other
-// runs of its input and another input are still read and judged, in every
-// format. The limit is scaled down so the inputs stay small.
+// TestMaxRunBytes: a run that keeps more bytes than --max-run-bytes for its
+// checks (here the tool results its armed lookups search) stops with the
+// file, the line, the limit and the flag (exit 2), and the other runs of its input and another input are still read and judged,
+// in every format. The limit is scaled down so the inputs stay small.
 func TestMaxRunBytes(t *testing.T) {
 	dir := t.TempDir()
-	event := func(typ, payload string) string {
-		return `{"type":"` + typ + `","payload":` + payload + `,"meta":{"runId":"run-big"}}` + "\n"
-	}
-	big := strings.Repeat("x", 4096)
-	var results, tiny strings.Builder
-	results.WriteString(event("agentfootprint.agent.turn_start", `{"userPrompt":"q"}`))
-	tiny.WriteString(event("agentfootprint.agent.turn_start", `{"userPrompt":"q"}`))
-	for i := range 64 {
-		id := strings.Repeat("c", 1) + string(rune('a'+i%26))
-		results.WriteString(event("agentfootprint.stream.tool_end", `{"toolCallId":"`+id+`","result":"`+big+`"}`))
-	}
-	for range 2000 {
-		tiny.WriteString(event("agentfootprint.stream.llm_end", `{}`))
+	decl := armedDeclarations(t, dir)
+	var results strings.Builder
+	if _, err := hostile.Results(&results, 64, 4096, false); err != nil {
+		t.Fatal(err)
 	}
 	other := filepath.Join(hostileFixtures, "interleaved.jsonl")
 	tests := []struct {
-		name, data, limit string
+		name, data, limit, id string
 	}{
-		{"big results", results.String(), "65536"},
-		{"tiny events", tiny.String(), "65536"},
+		{"big results", results.String(), "65536", "run-results"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,11 +167,11 @@ func TestMaxRunBytes(t *testing.T) {
 			if err := os.WriteFile(path, append([]byte(tt.data), neighbours...), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, stderr := run(t, nil, "analyze", "--color=never", "--max-run-bytes", tt.limit, path, other)
+			code, stdout, stderr := run(t, nil, "analyze", "--color=never", "--declarations", decl, "--max-run-bytes", tt.limit, path, other)
 			if code != 2 {
 				t.Errorf("exit %d, want 2; stderr %q", code, stderr)
 			}
-			if !regexp.MustCompile(`line \d+: run "run-big" keeps more than 64 KiB in memory \(limit set by --max-run-bytes\)`).MatchString(stdout) {
+			if !regexp.MustCompile(`line \d+: run "` + tt.id + `" keeps more than 64 KiB in memory \(limit set by --max-run-bytes\)`).MatchString(stdout) {
 				t.Errorf("the limit is not named with the line and the flag:\n%s", stdout)
 			}
 			// The runs beside the stopped one are copies of the other
@@ -189,20 +179,20 @@ func TestMaxRunBytes(t *testing.T) {
 			if n := strings.Count(stdout, "RUN run-1796025700000-2 · "); n != 1 || !strings.Contains(stdout, "Copies: 1 other input holds a copy of this run") {
 				t.Errorf("the runs beside the stopped one and their copies in the other input were judged %d times, want once, as copies:\n%s", n, stdout)
 			}
-			if strings.Contains(stdout, "RUN run-big") {
+			if strings.Contains(stdout, "RUN "+tt.id) {
 				t.Errorf("the stopped run was judged:\n%s", stdout)
 			}
 			for format, want := range map[string]string{
 				"json": "keeps more than 64 KiB in memory", "sarif": "keeps more than 64 KiB in memory",
 				"github": "keeps more than 64 KiB in memory", "short": "1 with a run stopped at a limit",
 			} {
-				code, out, _ := run(t, nil, "analyze", "--format", format, "--max-run-bytes", tt.limit, path)
+				code, out, _ := run(t, nil, "analyze", "--format", format, "--declarations", decl, "--max-run-bytes", tt.limit, path)
 				if code != 2 || !strings.Contains(out, want) {
 					t.Errorf("--format %s: exit %d, want 2 and the stop stated:\n%s", format, code, head(out))
 				}
 			}
 			// Under the default limit the same input is read whole.
-			if code, _, stderr := run(t, nil, "analyze", "--color=never", path); code == 2 {
+			if code, _, stderr := run(t, nil, "analyze", "--color=never", "--declarations", decl, path); code == 2 {
 				t.Errorf("under the default limit: exit 2, %s", stderr)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/internal/objstore"
@@ -249,66 +250,36 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	return results
 }
 
-// one loads a single input and replays each of its runs as the loader hands
-// it over, when the run's own last event is read (see replay.NamesOrder for
-// the runs that wait for earlier ones), so a run's events are dropped as
-// soon as it is judged, and a run that never ends holds only itself. With
-// more than one core for the input (from the start, or lent while it is
-// read), runs are replayed on up to that many goroutines while the loader
-// reads on: each is prepared in handover order on the loader's goroutine
-// (where anything that stops the input is found, as a serial replay finds
-// it) and folded elsewhere, into the slot of its place in the input.
+// one loads a single input and replays each of its runs as its events are
+// read (recording.Options.Fold): each event is folded into its run's replay
+// and let go, so a run costs what its checks keep, and a run that never
+// ends holds only that. A run is judged when its own last event is read
+// (see replay.NamesOrder for the runs that wait for earlier ones) and takes
+// the place of its first event in the report.
 func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	var slots []*report.RunResult
-	var wg sync.WaitGroup
 	// borrowed counts the cores lent to the input while it is read (see
-	// pipeline.spare); the loader's goroutine alone touches it and busy.
+	// pipeline.spare); the loader's goroutine alone touches it.
 	borrowed := 0
-	var busy chan struct{} // replays in flight, when they run apart
 	// The input's runs share one book of call ids: a follow-up turn learns
 	// the tools of the earlier turns' calls it carries.
 	names := replay.NewCallNames()
-	judge := func(run *recording.Run) error {
-		prep, err := replay.Prepare(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Encounters: p.opts.Encounters,
+	opts := p.recordingOptions()
+	opts.Fold = func(run *recording.Run) (recording.RunFold, error) {
+		f, err := replay.NewFold(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Encounters: p.opts.Encounters,
 			KeepInMemory: replay.KeepInMemoryFor(p.opts.MaxRunBytes)})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rr := report.NewRunResult(run)
-		if len(p.declNames) > 0 {
-			rr.Tools = report.RelevantTools(replay.ToolsSeen(run), p.decls)
-			rr.ToolsRead = true
+		rf := &runFold{run: run, fold: f, reader: report.NewRunReader(run), explain: p.opts.Explain, tools: len(p.declNames) > 0, decls: p.decls}
+		rf.done = func(rr *report.RunResult) {
+			for len(slots) <= run.Seq {
+				slots = append(slots, nil)
+			}
+			slots[run.Seq] = rr
 		}
-		if p.opts.Explain {
-			rr.Explain = &report.ExplainSource{Run: run, Decl: p.decls}
-		}
-		// Runs are handed over as they end (recording.Options.Release),
-		// and reported in the order they began.
-		for len(slots) <= run.Seq {
-			slots = append(slots, nil)
-		}
-		slots[run.Seq] = &rr
-		cores := p.workers + borrowed
-		if cores == 1 {
-			p.fold(&rr, prep)
-			return nil
-		}
-		if cap(busy) < cores {
-			// Replays already running hold their places in the
-			// channel they took them from.
-			busy = make(chan struct{}, cores)
-		}
-		// Waiting here for a free replay bounds the runs held in memory.
-		b := busy
-		b <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-b }()
-			defer p.pan.Catch()
-			p.fold(&rr, prep)
-		})
-		return nil
+		return rf, nil
 	}
-	opts := p.recordingOptions()
 	// A run is judged when its own last event is read, so one that never
 	// ends holds only itself; only runs that share the book of call names
 	// wait for the earlier ones of their conversation.
@@ -322,7 +293,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	var err error
 	switch {
 	case path == "-":
-		st, err = recording.LoadReader("-", ios.In, opts, judge)
+		st, err = recording.LoadReader("-", ios.In, opts, nil)
 	case objstore.IsURL(path):
 		// An object is streamed to the loader as it arrives; one that
 		// cannot be opened is an unreadable input, as a file is.
@@ -331,10 +302,10 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		if err != nil {
 			return report.InputResult{Path: path, Err: err}
 		}
-		st, err = recording.LoadReader(path, rc, opts, judge)
+		st, err = recording.LoadReader(path, rc, opts, nil)
 		rc.Close()
 	default:
-		st, err = recording.Load(path, opts, judge)
+		st, err = recording.Load(path, opts, nil)
 	}
 	p.spare.Add(int64(borrowed))
 	if _, ok := errors.AsType[*recording.RunStop](err); ok {
@@ -343,7 +314,6 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		// not, and makes the exit 2.
 		err = nil
 	}
-	wg.Wait()
 	runs := make([]report.RunResult, 0, len(slots))
 	for _, rr := range slots {
 		// A run still in flight when the input stopped was never
@@ -355,13 +325,71 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	return report.InputResult{Stats: st, Runs: runs, Err: err}
 }
 
-// fold replays a prepared run into rr. The replay's only error is a dead
-// check in dev posture: a verdict about the run (unmeasured), not a
-// failure to read it, so it travels with the run's result.
-func (p *pipeline) fold(rr *report.RunResult, prep *replay.Prepared) {
-	replayed, err := prep.Run()
+// runFold is one run of an input folded as the loader reads it: the replay,
+// the report's own reading of the run and, for a report that shows findings
+// whole, a copy of every event.
+type runFold struct {
+	run     *recording.Run
+	fold    *replay.Fold
+	reader  *report.RunReader
+	decls   *checks.Declarations
+	tools   bool // the declarations name tools: hold the run's against them
+	explain bool
+	// events are the run's events, payloads included, when explain.
+	events []recording.Event
+	kept   int64
+	done   func(*report.RunResult)
+}
+
+func (f *runFold) Add(ev *recording.Event) error {
+	f.reader.Add(ev)
+	if f.explain {
+		c := *ev
+		c.Payload = append([]byte(nil), ev.Payload...)
+		f.events = append(f.events, c)
+		f.kept += int64(len(c.Payload)) + int64(unsafe.Sizeof(c))
+	}
+	return f.fold.Add(ev)
+}
+
+func (f *runFold) Kept() int64 { return f.fold.Kept() + f.kept }
+
+// End judges the run.
+func (f *runFold) End() error {
+	res, err := f.fold.End()
+	if err != nil && !isDead(err) {
+		return err
+	}
+	rr := f.reader.Result(res.Recorded)
+	withReplay(&rr, res.Replayed, err)
+	if f.tools {
+		rr.Tools = report.RelevantTools(res.Tools, f.decls)
+		rr.ToolsRead = true
+	}
+	if f.explain {
+		run := *f.run
+		run.Events = f.events
+		rr.Explain = &report.ExplainSource{Run: &run, Decl: f.decls}
+	}
+	f.done(&rr)
+	return nil
+}
+
+// Drop lets a run stopped at a limit go: nothing of it is reported.
+func (f *runFold) Drop() { f.events = nil }
+
+// withReplay puts a run's replayed evidence in its result. The replay's only
+// error once it has begun is a dead check in dev posture: a verdict about
+// the run (unmeasured), not a failure to read it, so it travels with the
+// run's result.
+func withReplay(rr *report.RunResult, replayed *replay.Evidence, err error) {
+	rr.Replayed = replayed
 	if dead, ok := errors.AsType[*checks.CheckerDeadError](err); ok {
 		rr.CheckerDead = dead.Error()
 	}
-	rr.Replayed = replayed
+}
+
+func isDead(err error) bool {
+	_, ok := errors.AsType[*checks.CheckerDeadError](err)
+	return ok
 }
