@@ -375,8 +375,12 @@ func (f *runFold) End() error {
 	return nil
 }
 
-// Drop lets a run stopped at a limit go: nothing of it is reported.
-func (f *runFold) Drop() { f.events = nil }
+// Drop lets a run stopped at a limit go: nothing of it is reported, and
+// what its replay kept (its temporary file included) is released now.
+func (f *runFold) Drop() {
+	f.events = nil
+	f.fold.Drop()
+}
 
 // withReplay puts a run's replayed evidence in its result. The replay's only
 // error once it has begun is a dead check in dev posture: a verdict about
