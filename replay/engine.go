@@ -220,12 +220,31 @@ type histEntry struct {
 	evicted bool
 }
 
-type msgRecord struct {
-	msg      checks.Message
-	known    bool
-	position int64
-	hash     string
+// slotMessages are the messages-slot records since the last llm_start, as
+// the frame needs them (nothing but their count when no check reads it):
+// the messages whose content is recorded, in order, and of the others only
+// what the frame's gap sentences name, the first listedUnknown of them one
+// by one and the rest as a count.
+type slotMessages struct {
+	seen  bool
+	count int64 // every record, for llm_start's messagesCount
+	known []checks.Message
+	// unknown are the first records without rawContent; more counts the
+	// rest of them.
+	unknown []unknownMessage
+	more    int64
 }
+
+// unknownMessage is a messages-slot record without rawContent.
+type unknownMessage struct {
+	role     string
+	position int64
+}
+
+// listedUnknown is how many records without rawContent one frame names
+// one by one; a frame of more names the rest in one sentence, so a flood
+// of them costs neither memory nor a gap each.
+const listedUnknown = 16
 
 // callState is the latest model call.
 type callState struct {
@@ -266,9 +285,12 @@ type engine struct {
 	sysSeen    bool
 	sysPieces  []string
 	sysGaps    []string
-	msgSeen    bool
-	msgRecs    []msgRecord
+	msgs       slotMessages
 	toolsStage string
+	// slotKept counts the bytes of the slot records since the last
+	// llm_start (see keptBytes): a run may record any number of them
+	// before its next model call, or none.
+	slotKept int64
 
 	lastSystem    []string
 	lastSystemSet bool
@@ -540,49 +562,73 @@ func (e *engine) onInjected(ev *recording.Event, stage string) {
 		e.sysSeen = true
 		switch {
 		case p.RawContent == nil:
-			e.sysGaps = append(e.sysGaps, fmt.Sprintf("a system-prompt piece (hash %s) carries no rawContent", orDash(p.ContentHash)))
+			gap := fmt.Sprintf("a system-prompt piece (hash %s) carries no rawContent", orDash(p.ContentHash))
+			e.sysGaps = append(e.sysGaps, gap)
+			e.slotKept += entryCost + int64(len(gap))
 		case *p.RawContent != "":
 			e.sysPieces = append(e.sysPieces, *p.RawContent)
+			e.slotKept += entryCost + int64(len(*p.RawContent))
 		}
 	case "messages":
-		e.msgSeen = true
-		role := roleOf(p)
-		rec := msgRecord{msg: checks.Message{Role: role}, hash: p.ContentHash}
-		if pos, ok := intOf(p.Position); ok {
-			rec.position = pos
-		} else {
-			rec.position = int64(len(e.msgRecs))
-		}
-		if p.RawContent != nil {
-			rec.known = true
-			rec.msg.Content = *p.RawContent
-		}
-		if role == checks.RoleTool {
-			rec.msg.ToolCallID = p.SourceID
-			rec.msg.ToolName = e.callNames[p.SourceID]
-		}
-		if role == checks.RoleUser && p.Source != "" && p.Source != "user" {
-			rec.msg.Delivered = true
-		}
-		if role == checks.RoleTool && rec.known {
-			e.serve(rec.msg.ToolName, rec.msg.ToolCallID, rec.msg.Content)
-		}
-		// The hash only joins evictions to this record.
-		if rec.hash == "" && rec.known && role != "" && e.need.evictions {
-			rec.hash = e.messageHash(role, int(rec.position), rec.msg.Content)
-		}
-		e.msgRecs = append(e.msgRecs, rec)
-		if rec.hash != "" && rec.known && e.need.evictions {
-			n := len(e.injectedByHash[rec.hash])
-			e.injectedByHash[rec.hash] = e.appendInjected(rec.hash, e.keep(rec.msg))
-			if len(e.injectedByHash[rec.hash]) > n {
-				e.count(len(rec.hash), len(rec.msg.Role), len(rec.msg.ToolCallID), len(rec.msg.ToolName))
-			}
-		}
+		e.onInjectedMessage(p)
 	case "tools":
 		if e.toolsStage == "" {
 			e.toolsStage = stage
 		}
+	}
+}
+
+// onInjectedMessage folds one messages-slot record into the slot
+// records of the coming request and, when the evictions are read, into
+// the messages evictions may name.
+func (e *engine) onInjectedMessage(p injectedPayload) {
+	m := &e.msgs
+	m.seen = true
+	role := roleOf(p)
+	position := m.count
+	if pos, ok := intOf(p.Position); ok {
+		position = pos
+	}
+	m.count++
+	if p.RawContent == nil {
+		if e.need.frame && len(m.unknown) < listedUnknown {
+			m.unknown = append(m.unknown, unknownMessage{role: role, position: position})
+			e.slotKept += entryCost + int64(len(role))
+		} else {
+			m.more++
+		}
+		return
+	}
+	msg := checks.Message{Role: role, Content: *p.RawContent}
+	if role == checks.RoleTool {
+		msg.ToolCallID = p.SourceID
+		msg.ToolName = e.callNames[p.SourceID]
+	}
+	if role == checks.RoleUser && p.Source != "" && p.Source != "user" {
+		msg.Delivered = true
+	}
+	if e.need.frame {
+		m.known = append(m.known, msg)
+		e.slotKept += entryCost + int64(len(msg.Role)+len(msg.Content)+len(msg.ToolCallID)+len(msg.ToolName))
+	}
+	if role == checks.RoleTool {
+		e.serve(msg.ToolName, msg.ToolCallID, msg.Content)
+	}
+	if !e.need.evictions {
+		return
+	}
+	// The hash only joins evictions to this record.
+	hash := p.ContentHash
+	if hash == "" && role != "" {
+		hash = e.messageHash(role, int(position), msg.Content)
+	}
+	if hash == "" {
+		return
+	}
+	n := len(e.injectedByHash[hash])
+	e.injectedByHash[hash] = e.appendInjected(hash, e.keep(msg))
+	if len(e.injectedByHash[hash]) > n {
+		e.count(len(hash), len(msg.Role), len(msg.ToolCallID), len(msg.ToolName))
 	}
 }
 
@@ -789,8 +835,9 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	}
 
 	e.sysSeen, e.sysPieces, e.sysGaps = false, nil, nil
-	e.msgSeen, e.msgRecs = false, nil
+	e.msgs = slotMessages{}
 	e.toolsStage = ""
+	e.slotKept = 0
 }
 
 func utf16Len(s string) int64 {
@@ -834,21 +881,25 @@ func (e *engine) buildFrame(p llmStartPayload, it int64) checks.Frame {
 
 	count, countKnown := intOf(p.MessagesCount)
 	switch {
-	case e.msgSeen:
+	case e.msgs.seen:
 		f.Source = checks.FrameFromInjected
-		for _, r := range e.msgRecs {
-			if !r.known {
-				f.Gaps = append(f.Gaps, fmt.Sprintf("the %s message at position %d of iteration %d carries no rawContent", orDash(r.msg.Role), r.position, it))
-				continue
-			}
-			m := r.msg
+		for _, u := range e.msgs.unknown {
+			f.Gaps = append(f.Gaps, fmt.Sprintf("the %s message at position %d of iteration %d carries no rawContent", orDash(u.role), u.position, it))
+		}
+		switch {
+		case e.msgs.more == 1:
+			f.Gaps = append(f.Gaps, fmt.Sprintf("1 more message of iteration %d carries no rawContent", it))
+		case e.msgs.more > 1:
+			f.Gaps = append(f.Gaps, fmt.Sprintf("%d more messages of iteration %d carry no rawContent", e.msgs.more, it))
+		}
+		for _, m := range e.msgs.known {
 			if m.Role == checks.RoleTool && m.ToolName == "" {
 				m.ToolName = e.callNames[m.ToolCallID]
 			}
 			f.Messages = append(f.Messages, m)
 		}
-		if countKnown && count != int64(len(e.msgRecs)) {
-			f.Gaps = append(f.Gaps, fmt.Sprintf("iteration %d recorded %d messages in context.injected but llm_start says %d", it, len(e.msgRecs), count))
+		if countKnown && count != e.msgs.count {
+			f.Gaps = append(f.Gaps, fmt.Sprintf("iteration %d recorded %d messages in context.injected but llm_start says %d", it, e.msgs.count, count))
 		}
 	case e.historySet:
 		f.Source = checks.FrameFromHistory

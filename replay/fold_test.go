@@ -207,6 +207,62 @@ func TestHeldEventsAreKept(t *testing.T) {
 	}
 }
 
+// TestSlotRecordsAreKept: the messages-slot records gathered for a coming
+// request are counted in Kept until its llm_start takes them: those with
+// rawContent by their content, those without it by at most the few the
+// frame names, however many there are.
+func TestSlotRecordsAreKept(t *testing.T) {
+	const n = 4096
+	content := strings.Repeat("x", 256)
+	// The frame is read only by armed checks.
+	decl := mustDeclare(t, "tools:\n  backup_status: { argumentsFrom: [fleet_report] }\n")
+	tests := []struct {
+		name    string
+		payload string
+		// the bytes the n records keep
+		atLeast, atMost int64
+	}{
+		{"with rawContent", `{"slot":"messages","source":"user","rawContent":"` + content + `"}`, n * int64(len(content)), 1 << 30},
+		{"without rawContent", `{"slot":"messages","source":"user","contentHash":"h"}`, 1, listedUnknown * (entryCost + 16)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := NewFold(&recording.Run{Input: "slot.jsonl", ID: "run-slot"}, decl, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := int64(0)
+			add := func(typ, payload string) {
+				t.Helper()
+				line++
+				if err := f.Add(&recording.Event{Type: typ, Payload: []byte(payload), Line: line, Index: line - 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add(recording.TypeLLMStart, `{"iteration":1}`)
+			base := f.Kept()
+			for range n {
+				add(recording.TypeContextInjected, tt.payload)
+			}
+			slot := f.e.slotKept
+			if slot < tt.atLeast || slot > tt.atMost {
+				t.Errorf("%d records keep %d bytes, want %d to %d", n, slot, tt.atLeast, tt.atMost)
+			}
+			if grew := f.Kept() - base; grew < slot {
+				t.Errorf("Kept grew by %d, less than the %d bytes of the records", grew, slot)
+			}
+			before := f.Kept()
+			add(recording.TypeLLMStart, `{"iteration":2}`)
+			if f.e.slotKept != 0 || f.Kept() > before-slot+4*entryCost {
+				t.Errorf("after the request that took them: Kept %d (%d of it slot records), was %d with the records", f.Kept(), f.e.slotKept, before)
+			}
+			if _, err := f.End(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // TestDroppedFoldLeavesNoFile: a fold let go without its end removes the
 // file its texts went to.
 func TestDroppedFoldLeavesNoFile(t *testing.T) {

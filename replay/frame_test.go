@@ -142,3 +142,68 @@ func TestFrameTextsReadFailureIsStated(t *testing.T) {
 		t.Errorf("verdict %+v", got)
 	}
 }
+
+// TestMessagesWithoutRawContent: a request's records without rawContent
+// are named one by one up to listedUnknown and the rest counted in one
+// sentence, while llm_start's messagesCount is still held to every
+// record; the messages whose content is recorded are all in the frame.
+func TestMessagesWithoutRawContent(t *testing.T) {
+	tests := []struct {
+		name           string
+		known, unknown int
+		wantMore       string
+	}{
+		{"none missing", 3, 0, ""},
+		{"one missing", 2, 1, ""},
+		{"as many as are listed", 1, listedUnknown, ""},
+		{"one more than are listed", 1, listedUnknown + 1, "1 more message of iteration 1 carries no rawContent"},
+		{"a flood", 4, listedUnknown + 5000, "5000 more messages of iteration 1 carry no rawContent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := &recording.Run{Input: "slot.jsonl", ID: "run-slot"}
+			add := func(typ, payload string) {
+				run.Events = append(run.Events, recording.Event{Type: typ, Payload: []byte(payload), Line: int64(len(run.Events) + 1), Index: int64(len(run.Events))})
+			}
+			// Known and unknown records alternate while both last.
+			total, known := tt.known+tt.unknown, 0
+			for i := range total {
+				if known < tt.known && (i%2 == 1 || i-known >= tt.unknown) {
+					known++
+					add(recording.TypeContextInjected, fmt.Sprintf(`{"slot":"messages","source":"user","contentHash":"k%d","rawContent":"m%d","position":%d}`, i, i, i))
+					continue
+				}
+				add(recording.TypeContextInjected, fmt.Sprintf(`{"slot":"messages","source":"user","contentHash":"u%d","position":%d}`, i, i))
+			}
+			// One more than were recorded, so the count is compared.
+			add(recording.TypeLLMStart, fmt.Sprintf(`{"iteration":1,"messagesCount":%d,"systemPromptChars":0}`, total+1))
+			frames, err := Frames(run, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(frames) != 1 {
+				t.Fatalf("%d frames, want 1", len(frames))
+			}
+			f := frames[0].Frame
+			if len(f.Messages) != tt.known {
+				t.Errorf("%d messages in the frame, want %d", len(f.Messages), tt.known)
+			}
+			var want []string
+			for i := range total {
+				if len(want) == listedUnknown {
+					break
+				}
+				if !strings.Contains(string(run.Events[i].Payload), "rawContent") {
+					want = append(want, fmt.Sprintf("the user message at position %d of iteration 1 carries no rawContent", i))
+				}
+			}
+			if tt.wantMore != "" {
+				want = append(want, tt.wantMore)
+			}
+			want = append(want, fmt.Sprintf("iteration 1 recorded %d messages in context.injected but llm_start says %d", total, total+1))
+			if diff := cmp.Diff(want, f.Gaps); diff != "" {
+				t.Errorf("gaps (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -469,11 +469,13 @@ func (e *engine) nameCall(id, name string) {
 // keptBytes is what the run keeps so far for judgements still to come:
 // its texts in store (in memory and in its file), the entries that name
 // them (served results, calls, names, claim readings, messages kept for
-// evictions, deferred encounters) and what its lookups remember. But for
-// the lookups, which forget at a fixed bound, it grows with the run and
-// never shrinks until the run is judged, so a limit on it bounds the run.
-// What one model call holds while it is judged (its request frame) is not
-// in it: that is bounded by one request.
+// evictions, deferred encounters), what its lookups remember and the slot
+// records gathered for the coming request. But for the lookups, which
+// forget at a fixed bound, and the slot records, which the request's
+// frame takes over, it grows with the run and never shrinks until the run
+// is judged, so a limit on it bounds the run. What one model call holds
+// while it is judged (its request frame) is not in it: that is bounded by
+// one request.
 func (e *engine) keptBytes() int64 {
-	return e.store.kept() + e.kept + e.lookups.bytes
+	return e.store.kept() + e.kept + e.lookups.bytes + e.slotKept
 }

@@ -140,21 +140,36 @@ func TestUsageRefusals(t *testing.T) {
 }
 
 // TestMaxRunBytes: a run that keeps more bytes than --max-run-bytes for its
-// checks (here the tool results its armed lookups search) stops with the
-// file, the line, the limit and the flag (exit 2), and the other runs of its input and another input are still read and judged,
-// in every format. The limit is scaled down so the inputs stay small.
+// checks stops with the file, the line, the limit and the flag (exit 2),
+// whether the bytes are a few big tool results its armed lookups search or
+// many tiny messages gathered for a request that never comes, and the
+// other runs of its input and another input are still read and judged, in
+// every format. The limit is scaled down so the inputs stay small.
 func TestMaxRunBytes(t *testing.T) {
 	dir := t.TempDir()
 	decl := armedDeclarations(t, dir)
-	var results strings.Builder
+	var results, messages strings.Builder
 	if _, err := hostile.Results(&results, 64, 4096, false); err != nil {
 		t.Fatal(err)
+	}
+	event := func(typ, payload string) string {
+		return `{"type":"` + typ + `","payload":` + payload + `,"meta":{"runId":"run-messages"}}` + "\n"
+	}
+	// The model call arms the replay, so the messages after it are
+	// replayed as they are read, not held.
+	messages.WriteString(event("agentfootprint.agent.turn_start", `{"userPrompt":"q"}`))
+	messages.WriteString(event("agentfootprint.stream.llm_start", `{"iteration":1}`))
+	// One message again and again: the evictions keep it once, the
+	// coming request every time.
+	for i := range 2000 {
+		messages.WriteString(event("agentfootprint.context.injected", fmt.Sprintf(`{"slot":"messages","source":"user","contentHash":"h","rawContent":"m","position":%d}`, i)))
 	}
 	other := filepath.Join(hostileFixtures, "interleaved.jsonl")
 	tests := []struct {
 		name, data, limit, id string
 	}{
 		{"big results", results.String(), "65536", "run-results"},
+		{"many messages", messages.String(), "65536", "run-messages"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
