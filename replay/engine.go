@@ -31,6 +31,9 @@ type Options struct {
 	// run holds in memory before the rest goes to a temporary file; 0 is
 	// DefaultKeepInMemory.
 	KeepInMemory int64
+	// Ledgers, when not nil, holds one copy of each replayed ledger the
+	// runs that share it end with (see Ledgers).
+	Ledgers *Ledgers
 }
 
 // Replay folds the run's events in order and returns the replayed

@@ -359,6 +359,7 @@ func (f *Fold) End() (*FoldResult, error) {
 	e := f.e
 	e.judge()
 	res := &FoldResult{Replayed: e.evidence(f.posture)}
+	f.opts.Ledgers.share(res.Replayed)
 	if len(f.late) > 0 {
 		res.Replayed.Lost = append(res.Replayed.Lost, f.late...)
 	}

@@ -75,6 +75,7 @@ func assertFoldSame(t *testing.T, where string, run *recording.Run, decl *checks
 	t.Helper()
 	wo, fo := opts, opts
 	wo.Names, fo.Names = whole, folded
+	wo.Ledgers = nil
 	want := wholeRun(run, decl, wo)
 	got := outcomeOf(foldRun(run, decl, fo))
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -86,12 +87,16 @@ func assertFoldSame(t *testing.T, where string, run *recording.Run, decl *checks
 // buffers that are overwritten as soon as each event is folded, to the
 // whole-run path over every fixture and corpus recording and a generated
 // stream, under every declaration variant, the runs of an input sharing a
-// book of call names.
+// book of call names and, on the fold's side, a table of ledgers.
 func TestFoldMatchesWholeRun(t *testing.T) {
 	forEachEquivalenceCase(t, func(name string, _ []byte, runs []*recording.Run, v declVariant, decl *checks.Declarations, opts Options) {
 		whole, folded := NewCallNames(), NewCallNames()
+		shared := NewLedgers()
 		for _, run := range runs {
 			assertFoldSame(t, name+" ("+v.name+")", run, decl, opts, whole, folded)
+			fo := opts
+			fo.Ledgers = shared
+			assertFoldSame(t, name+" ("+v.name+", ledgers shared)", run, decl, fo, nil, nil)
 		}
 	})
 }

@@ -1,9 +1,10 @@
 package report
 
 import (
-	"math"
 	"slices"
 	"strconv"
+
+	"github.com/fpcheck/fpcheck/replay"
 )
 
 // interner hands out one copy of each phrase a report repeats. The ledger
@@ -88,18 +89,7 @@ func rowsKey(rows []Row) []byte {
 	}
 	for i := range rows {
 		r := &rows[i]
-		b = appendPhrase(b, r.Check)
-		b = appendPhrase(b, r.Seam)
-		for _, n := range []int64{r.Checked, r.Findings, r.NotApplicable, r.Unreachable, r.Synthetic} {
-			num(n)
-		}
-		if r.LastFiredAt == nil {
-			b = append(b, '-')
-		} else {
-			b = append(b, '=')
-			b = strconv.AppendUint(b, math.Float64bits(*r.LastFiredAt), 16)
-			b = append(b, ',')
-		}
+		b = replay.AppendRowKey(b, &r.Row)
 		b = appendPhrase(b, string(r.State))
 		b = appendPhrase(b, r.LastFired)
 		num(int64(len(r.Parts)))

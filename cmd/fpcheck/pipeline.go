@@ -264,9 +264,12 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	// The input's runs share one book of call ids: a follow-up turn learns
 	// the tools of the earlier turns' calls it carries.
 	names := replay.NewCallNames()
+	// Its runs' replayed ledgers are held once each: a million runs of one
+	// configuration end with a few.
+	ledgers := replay.NewLedgers()
 	opts := p.recordingOptions()
 	opts.Fold = func(run *recording.Run) (recording.RunFold, error) {
-		f, err := replay.NewFold(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Encounters: p.opts.Encounters,
+		f, err := replay.NewFold(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Ledgers: ledgers, Encounters: p.opts.Encounters,
 			KeepInMemory: replay.KeepInMemoryFor(p.opts.MaxRunBytes)})
 		if err != nil {
 			return nil, err
