@@ -359,7 +359,6 @@ func (f *Fold) End() (*FoldResult, error) {
 	e := f.e
 	e.judge()
 	res := &FoldResult{Replayed: e.evidence(f.posture)}
-	f.opts.Ledgers.share(res.Replayed)
 	if len(f.late) > 0 {
 		res.Replayed.Lost = append(res.Replayed.Lost, f.late...)
 	}
@@ -372,6 +371,7 @@ func (f *Fold) End() (*FoldResult, error) {
 			f.loc.locateAll(res.Recorded.Findings)
 		}
 	}
+	res.Replayed, res.Recorded = f.opts.Ledgers.share(res.Replayed), f.opts.Ledgers.share(res.Recorded)
 	if f.tools != nil {
 		res.Tools = f.tools.list()
 	}

@@ -10,56 +10,90 @@ import (
 )
 
 // Ledgers hands out one copy of each replayed ledger (the disposition and
-// the reasons encounters went unjudged) that the runs sharing it end with.
-// The runs of one configuration register the same checks, and small runs
-// mostly count the same encounters: a million one-event runs end with one
-// ledger, which is then held once instead of a million times. The tables
-// stop growing at maxShared ledgers, so runs whose ledgers all differ cost
-// no more than without it. Safe for concurrent use.
+// the reasons encounters went unjudged) that the runs sharing it end with,
+// and one copy of each evidence that holds nothing of its own run beside
+// it (no finding, no validation, nothing lost or excused). The runs of one
+// configuration register the same checks, and small runs mostly count the
+// same encounters: a million one-event runs end with one ledger and one
+// evidence on each side, which are then held once instead of a million
+// times. The tables stop growing at maxShared entries, so runs whose
+// ledgers all differ cost no more than without it. Safe for concurrent use.
 //
-// What it hands out is shared: a shared Disposition or Unreachable map is
-// only read once the fold has ended.
+// What it hands out is shared: a shared Evidence, Disposition or
+// Unreachable map is only read once the fold has ended.
 type Ledgers struct {
 	mu           sync.Mutex
 	dispositions map[string]*Disposition
 	reasons      map[string]map[string][]string
+	evidence     map[evidenceKey]*Evidence
 	key          []byte
+}
+
+// evidenceKey names an evidence that holds nothing but its shared ledger,
+// its shared reasons (by their key) and its count of integrity events.
+type evidenceKey struct {
+	disposition *Disposition
+	reasons     string
+	integrity   int
 }
 
 const maxShared = 1 << 12
 
 // NewLedgers returns an empty table of ledgers.
 func NewLedgers() *Ledgers {
-	return &Ledgers{dispositions: map[string]*Disposition{}, reasons: map[string]map[string][]string{}}
+	return &Ledgers{dispositions: map[string]*Disposition{}, reasons: map[string]map[string][]string{}, evidence: map[evidenceKey]*Evidence{}}
 }
 
-// share puts the shared copies of ev's ledger in ev.
-func (l *Ledgers) share(ev *Evidence) {
-	if l == nil {
-		return
+// share returns ev with its ledger and reasons shared, or the shared copy
+// of ev when it holds nothing else of its own.
+func (l *Ledgers) share(ev *Evidence) *Evidence {
+	if l == nil || ev == nil {
+		return ev
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if d := ev.Disposition; d != nil && len(d.Damage) == 0 {
-		l.key = dispositionKey(l.key[:0], d)
-		if t, ok := l.dispositions[string(l.key)]; ok {
-			ev.Disposition = t
-		} else if len(l.dispositions) < maxShared {
-			d.Rows = slices.Clip(d.Rows)
-			l.dispositions[string(l.key)] = d
+	whole := ev.Findings == nil && ev.Excused == nil && ev.Validation == nil && ev.Lost == nil && ev.Encounters == nil
+	if d := ev.Disposition; d != nil {
+		whole = whole && len(d.Damage) == 0
+		if len(d.Damage) == 0 {
+			l.key = dispositionKey(l.key[:0], d)
+			if t, ok := l.dispositions[string(l.key)]; ok {
+				ev.Disposition = t
+			} else if len(l.dispositions) < maxShared {
+				d.Rows = slices.Clip(d.Rows)
+				l.dispositions[string(l.key)] = d
+			} else {
+				whole = false
+			}
 		}
 	}
-	if len(ev.Unreachable) > 0 {
+	k := evidenceKey{disposition: ev.Disposition, integrity: ev.IntegrityEvents}
+	if ev.Unreachable != nil {
 		l.key = reasonsKey(l.key[:0], ev.Unreachable)
 		if t, ok := l.reasons[string(l.key)]; ok {
 			ev.Unreachable = t
 		} else if len(l.reasons) < maxShared {
-			for k, v := range ev.Unreachable {
-				ev.Unreachable[k] = slices.Clip(v)
+			for c, v := range ev.Unreachable {
+				ev.Unreachable[c] = slices.Clip(v)
 			}
 			l.reasons[string(l.key)] = ev.Unreachable
+		} else {
+			whole = false
 		}
+		// The key of no reasons at all is empty; that of an empty
+		// table is not.
+		k.reasons = string(l.key)
 	}
+	if !whole {
+		return ev
+	}
+	if t, ok := l.evidence[k]; ok {
+		return t
+	}
+	if len(l.evidence) < maxShared {
+		l.evidence[k] = ev
+	}
+	return ev
 }
 
 // keyString appends s preceded by its length, so that no two ledgers share

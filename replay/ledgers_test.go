@@ -22,8 +22,10 @@ func oneEventRun(i int) *recording.Run {
 }
 
 // TestLedgersShared: runs that end with the same ledger hold one copy of
-// it (the same disposition and reasons), a run whose ledger differs holds
-// its own, and what each run's evidence says is what it says unshared.
+// it (the same disposition and reasons), and runs whose evidence holds
+// nothing else one copy of the evidence on each side; a run whose ledger
+// differs holds its own, and what each run's evidence says is what it says
+// unshared.
 func TestLedgersShared(t *testing.T) {
 	decl, err := checks.ParseDeclarations("armed.yaml", []byte("tools:\n  lookup:\n    argumentsFrom: [search]\n    noticeEmptyLookups: true\n    resultColumns: { id: string }\ndials:\n  noticeEmptyLookups: true\n"))
 	if err != nil {
@@ -35,7 +37,7 @@ func TestLedgersShared(t *testing.T) {
 	}{{"nothing declared", nil}, {"armed", decl}} {
 		t.Run(tt.name, func(t *testing.T) {
 			shared := NewLedgers()
-			var first *Evidence
+			var first, firstRecorded *Evidence
 			for i := range 3 {
 				run := oneEventRun(i)
 				got, err := foldRun(run, tt.decl, Options{Ledgers: shared})
@@ -50,8 +52,11 @@ func TestLedgersShared(t *testing.T) {
 					t.Fatalf("run %d: shared ledgers change the evidence (-alone +shared):\n%s", i, diff)
 				}
 				if first == nil {
-					first = got.Replayed
+					first, firstRecorded = got.Replayed, got.Recorded
 					continue
+				}
+				if got.Replayed != first || got.Recorded != firstRecorded {
+					t.Errorf("run %d holds evidence of its own, the same as run 0's", i)
 				}
 				if got.Replayed.Disposition != first.Disposition {
 					t.Errorf("run %d holds a disposition of its own, the same as run 0's", i)
