@@ -49,6 +49,7 @@ func Build(inputs []InputResult, opts Options) *Report {
 			run := buildRun(rr, input, opts)
 			phrases.side(&run.Recorded)
 			phrases.side(run.Replayed)
+			run.Replayed = phrases.same(run.Replayed)
 			r.Runs = append(r.Runs, run)
 			facts = append(facts, factsOf(rr, &run, input.Format, len(r.Inputs)))
 		}

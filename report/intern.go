@@ -1,6 +1,7 @@
 package report
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -19,6 +20,9 @@ type interner struct {
 	// rows are whole ledgers: the runs of one configuration register the
 	// same checks, and most of them count the same encounters.
 	rows map[string][]Row
+	// last is the replayed side handed out last: the runs of a large
+	// report mostly end with the same one, then held once.
+	last *Side
 }
 
 const internCap = 1 << 12
@@ -135,4 +139,17 @@ func (in *interner) side(s *Side) {
 func (in *interner) run(r *Run) {
 	r.Headline = in.str(r.Headline)
 	r.Notes = in.list(r.Notes)
+}
+
+// same returns the side handed out last when s says exactly what it says,
+// else s. A side is only read once its run is built.
+func (in *interner) same(s *Side) *Side {
+	if s == nil {
+		return nil
+	}
+	if in.last != nil && reflect.DeepEqual(in.last, s) {
+		return in.last
+	}
+	in.last = s
+	return s
 }

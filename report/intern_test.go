@@ -94,3 +94,34 @@ func TestInternerRows(t *testing.T) {
 		})
 	}
 }
+
+// TestInternerSides: a replayed side equal to the one before it is held
+// once; one that differs in any field, or in nil against empty, is its
+// own.
+func TestInternerSides(t *testing.T) {
+	base := Side{Coverage: CoverageNoIntegrityEvents, Posture: "observe", Silent: []string{"a @b"}}
+	tests := []struct {
+		name   string
+		change func(*Side)
+		same   bool
+	}{
+		{"equal", func(*Side) {}, true},
+		{"a count", func(s *Side) { s.Checked = 1 }, false},
+		{"a phrase", func(s *Side) { s.Silent = []string{"a @c"} }, false},
+		{"empty rows, not none", func(s *Side) { s.Rows = []Row{} }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := newInterner()
+			a, b := base, base
+			tt.change(&b)
+			first, second := in.same(&a), in.same(&b)
+			if shared := first == second; shared != tt.same {
+				t.Fatalf("shared = %v, want %v", shared, tt.same)
+			}
+			if diff := cmp.Diff(b, *second); diff != "" {
+				t.Fatalf("the side handed out says something else (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
