@@ -47,6 +47,9 @@ func Build(inputs []InputResult, opts Options) *Report {
 			}
 			rr.Damage = append(append(inputDamage(in.Stats, rr), rr.Damage...), ledgerDamage(rr.Recorded)...)
 			run := buildRun(rr, input, opts)
+			// Held once from here: a million runs are each built before
+			// any is stated whole.
+			run.Headline = phrases.str(run.Headline)
 			phrases.side(&run.Recorded)
 			phrases.side(run.Replayed)
 			run.Replayed = phrases.same(run.Replayed)

@@ -131,7 +131,12 @@ func (r *printReader) add(e *recording.Event) {
 func (r *printReader) result() *RunPrint {
 	if r.n > 0 {
 		r.p.Head = eventHash(&r.first, false)
-		r.p.Tail = eventHash(&r.last, false)
+		// A run of one event ends where it begins: its tail is its
+		// head, hashed once.
+		r.p.Tail = r.p.Head
+		if r.n > 1 {
+			r.p.Tail = eventHash(&r.last, false)
+		}
 	}
 	return r.p
 }

@@ -203,3 +203,29 @@ func TestPrintIndexOverlapping(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintEnds: a print's head and tail are the hashes of the run's first
+// and last events, one event or many.
+func TestPrintEnds(t *testing.T) {
+	ev := func(i int) recording.Event {
+		return recording.Event{Type: recording.TypeRunConfigured, Line: int64(i + 1), Index: int64(i),
+			Meta: recording.Meta{RunID: "run-1", RuntimeStageID: "stage#" + strconv.Itoa(i)}}
+	}
+	for _, n := range []int{1, 2, 3} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			r := newPrintReader()
+			evs := make([]recording.Event, n)
+			for i := range evs {
+				evs[i] = ev(i)
+				r.add(&evs[i])
+			}
+			p := r.result()
+			if want := eventHash(&evs[0], false); p.Head != want {
+				t.Errorf("head %s, want %s", p.Head, want)
+			}
+			if want := eventHash(&evs[n-1], false); p.Tail != want {
+				t.Errorf("tail %s, want %s", p.Tail, want)
+			}
+		})
+	}
+}
