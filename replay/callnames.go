@@ -255,14 +255,7 @@ func (e *engine) hangsOnUnnamed(v checks.WriteView) bool {
 	if v.Tool == nil || len(v.Tool.ArgumentsFrom) == 0 || v.KeysProblem != "" {
 		return false
 	}
-	unnamed := false
-	for i := range e.served {
-		if e.served[i].tool == "" && e.served[i].callID != "" {
-			unnamed = true
-			break
-		}
-	}
-	if !unnamed {
+	if e.unnamedServed == 0 {
 		return false
 	}
 	if len(v.GroundsServed) == 0 {
@@ -284,7 +277,9 @@ func (e *engine) resolveDeferred() {
 	}
 	for i := range e.served {
 		if s := &e.served[i]; s.tool == "" {
-			s.tool = e.nameOf(s.callID)
+			if tool := e.nameOf(s.callID); tool != "" {
+				e.nameServed(i, tool)
+			}
 		}
 	}
 	for _, d := range e.deferred {

@@ -336,6 +336,10 @@ type engine struct {
 	// indexes them by call id.
 	served   []servedEntry
 	servedAt map[string]int
+	// unnamedServed counts the served results with a call id and no tool
+	// yet; firstServed is where each tool's first served result stands.
+	unnamedServed int
+	firstServed   map[string]int
 	// store holds the texts the run keeps, each distinct one once (see
 	// textStore); lookups remembers answers of earlier argument lookups.
 	store   *textStore
@@ -381,6 +385,7 @@ func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, r
 		lastContent:    map[int64]textRef{},
 		toolCalls:      map[string]checks.ToolCall{},
 		servedAt:       map[string]int{},
+		firstServed:    map[string]int{},
 		store:          newTextStore(0),
 	}
 	e.need = allNeeds
@@ -515,7 +520,7 @@ func (e *engine) judge() {
 // and located, and removes its file.
 func (e *engine) release() {
 	_ = e.store.close()
-	e.served, e.servedAt = nil, nil
+	e.served, e.servedAt, e.firstServed = nil, nil, nil
 }
 
 // evidence is the replayed evidence of a judged run.

@@ -380,3 +380,75 @@ func TestKeepInMemoryFor(t *testing.T) {
 		}
 	}
 }
+
+// TestServedIndex holds the served results' counts to what a scan of every
+// result gives, through results served unnamed, named, without a call id
+// and named later by a second serving or by the end of the run: how many
+// wait for a name (hangsOnUnnamed), and which grounds served anything
+// among the first n (groundKeys).
+func TestServedIndex(t *testing.T) {
+	type serving struct{ tool, callID string }
+	tests := []struct {
+		name  string
+		steps []serving
+		// named are call ids the run names at its end, with their tools.
+		named map[string]string
+	}{
+		{"named as served", []serving{{"a", "c1"}, {"b", "c2"}, {"a", "c3"}}, nil},
+		{"unnamed, then named by a second serving", []serving{{"", "c1"}, {"a", "c2"}, {"b", "c1"}, {"a", "c1"}}, nil},
+		{"no call id", []serving{{"", ""}, {"", ""}, {"a", ""}}, nil},
+		{"a later result named first", []serving{{"", "c1"}, {"", "c2"}, {"a", "c2"}, {"a", "c1"}}, nil},
+		{"named at the end", []serving{{"", "c1"}, {"b", "c2"}, {"", "c3"}}, map[string]string{"c1": "b", "c3": "a"}},
+	}
+	tool := &checks.ToolDecl{Name: "q", ArgumentsFrom: []string{"a", "b", "never"}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEngine(checks.Registry, &checks.Declarations{}, checks.PostureObserve, &recording.Run{Input: "served.jsonl", ID: "run-served"}, false)
+			held := func(step string) {
+				t.Helper()
+				unnamed := 0
+				for _, s := range e.served {
+					if s.tool == "" && s.callID != "" {
+						unnamed++
+					}
+				}
+				if e.unnamedServed != unnamed {
+					t.Errorf("%s: %d results wait for a name, the count says %d", step, unnamed, e.unnamedServed)
+				}
+				for n := range len(e.served) + 1 {
+					var want []string
+					for _, g := range tool.ArgumentsFrom {
+						for _, s := range e.served[:n] {
+							if s.tool == g {
+								want = append(want, g)
+								break
+							}
+						}
+					}
+					if _, _, got := e.groundKeys(tool, "", nil, n); !cmp.Equal(want, got) {
+						t.Errorf("%s: grounds served among the first %d: %v, want %v", step, n, got, want)
+					}
+				}
+			}
+			for i, s := range tt.steps {
+				e.serve(s.tool, s.callID, fmt.Sprintf("result %d", i))
+				held(fmt.Sprintf("after serving %d", i))
+			}
+			if tt.named != nil {
+				for id, name := range tt.named {
+					e.nameCall(id, name)
+				}
+				// One deferred encounter makes the end name what it can.
+				var write *checks.Check
+				for _, c := range checks.Registry {
+					if c.OnWrite != nil && write == nil {
+						write = c
+					}
+				}
+				e.deferred = []deferredWrite{{check: write, view: checks.WriteView{Tool: tool}}}
+				e.resolveDeferred()
+				held("at the end")
+			}
+		})
+	}
+}

@@ -22,14 +22,38 @@ func (e *engine) serve(tool, callID, text string) {
 	if callID != "" {
 		if i, ok := e.servedAt[callID]; ok {
 			if e.served[i].tool == "" && tool != "" {
-				e.served[i].tool = tool
+				e.nameServed(i, tool)
 			}
 			return
 		}
 		e.servedAt[callID] = len(e.served)
 	}
 	e.count(len(tool), len(callID))
-	e.served = append(e.served, servedEntry{tool: tool, callID: callID, low: e.store.internLower(text, checks.Lower)})
+	e.served = append(e.served, servedEntry{callID: callID, low: e.store.internLower(text, checks.Lower)})
+	if callID != "" {
+		e.unnamedServed++
+	}
+	if tool != "" {
+		e.nameServed(len(e.served)-1, tool)
+	}
+}
+
+// nameServed names the tool of served result i, which had none, keeping
+// the counts that spare a scan of every result at each tool call: how
+// many results have a call id and no tool yet, and where each tool's
+// first result stands.
+func (e *engine) nameServed(i int, tool string) {
+	s := &e.served[i]
+	if s.callID != "" {
+		e.unnamedServed--
+	}
+	s.tool = tool
+	if at, ok := e.firstServed[tool]; !ok || i < at {
+		if !ok {
+			e.count(len(tool))
+		}
+		e.firstServed[tool] = i
+	}
 }
 
 // resultText is a tool_end result as text: a JSON string's content, any
@@ -118,11 +142,8 @@ func (e *engine) groundKeys(tool *checks.ToolDecl, callID string, args json.RawM
 		}
 	}
 	for _, g := range tool.ArgumentsFrom {
-		for _, s := range e.served[:n] {
-			if s.tool == g {
-				grounds = append(grounds, g)
-				break
-			}
+		if at, ok := e.firstServed[g]; ok && at < n {
+			grounds = append(grounds, g)
 		}
 	}
 	return keys, problem, grounds
