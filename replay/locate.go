@@ -236,10 +236,11 @@ func (l *locator) onlyPending(stage string) string {
 
 // answered takes a call off its stage's waiting list; an unnamed result
 // of a stage with several waiting leaves the list unknowable, so it is
-// dropped.
+// dropped. A list left empty goes, so a run of many stages keeps only
+// those still waiting.
 func (l *locator) answered(stage, id string) {
 	ids := l.pending[stage]
-	if id == "" {
+	if id == "" || len(ids) == 1 && ids[0] == id {
 		delete(l.pending, stage)
 		return
 	}
