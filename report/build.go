@@ -50,9 +50,10 @@ func Build(inputs []InputResult, opts Options) *Report {
 			// Held once from here: a million runs are each built before
 			// any is stated whole.
 			run.Headline = phrases.str(run.Headline)
-			phrases.side(&run.Recorded)
+			phrases.side(run.Recorded)
 			phrases.side(run.Replayed)
-			run.Replayed = phrases.same(run.Replayed)
+			run.Recorded = phrases.same(&phrases.recorded, run.Recorded)
+			run.Replayed = phrases.same(&phrases.replayed, run.Replayed)
 			r.Runs = append(r.Runs, run)
 			facts = append(facts, factsOf(rr, &run, input.Format, len(r.Inputs)))
 		}
@@ -163,7 +164,8 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		Damage:        sortDamage(rr.Damage),
 		explain:       rr.Explain,
 	}
-	run.Recorded = buildSide("Ledger", true, rr.Recorded, rr.Events)
+	rec := buildSide("Ledger", true, rr.Recorded, rr.Events)
+	run.Recorded = &rec
 	if rr.Replayed != nil {
 		for _, s := range rr.Replayed.Lost {
 			run.Damage = append(run.Damage, Damage{Cause: DamageLostFinding, Charged: true, Detail: s})

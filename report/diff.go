@@ -319,7 +319,7 @@ func runUnmeasured(run *Run) (bool, string) {
 		return true, "dead checker: " + run.CheckerDead
 	}
 	if run.Recorded.Unmeasured && (run.Replayed == nil || run.Replayed.Unmeasured) {
-		return true, unmeasuredReason(&run.Recorded)
+		return true, unmeasuredReason(run.Recorded)
 	}
 	// Lost lines could have held the run's only finding, whatever its
 	// ledger says.
@@ -526,7 +526,7 @@ func diffRun(base, head *Run, scene scenarioFindings, o DiffOptions) RunDiff {
 		rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionRunVanished,
 			Sentence: fmt.Sprintf("Base run %s has no counterpart in the head: its checks' evidence vanished.", runLabel(base))})
 	case base != nil && head != nil:
-		diffSide(&rd, "recorded", &base.Recorded, &head.Recorded)
+		diffSide(&rd, "recorded", base.Recorded, head.Recorded)
 		if base.Replayed != nil && head.Replayed != nil {
 			diffSide(&rd, "replayed", base.Replayed, head.Replayed)
 		}

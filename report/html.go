@@ -429,7 +429,7 @@ func htmlRunOf(r *Report, run *Run, i int, rules map[string]Rule, earlier []*rec
 		hf.Explain = explainPanel(r, i, n, earlier)
 		hr.Findings = append(hr.Findings, hf)
 	}
-	hr.Sides = append(hr.Sides, htmlSideOf("Recorded", &run.Recorded))
+	hr.Sides = append(hr.Sides, htmlSideOf("Recorded", run.Recorded))
 	if run.Replayed != nil {
 		hr.Sides = append(hr.Sides, htmlSideOf("Replayed", run.Replayed))
 	}

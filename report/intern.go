@@ -20,9 +20,10 @@ type interner struct {
 	// rows are whole ledgers: the runs of one configuration register the
 	// same checks, and most of them count the same encounters.
 	rows map[string][]Row
-	// last is the replayed side handed out last: the runs of a large
-	// report mostly end with the same one, then held once.
-	last *Side
+	// recorded and replayed are the sides of each kind handed out last:
+	// the runs of a large report mostly end with the same ones, then held
+	// once.
+	recorded, replayed *Side
 }
 
 const internCap = 1 << 12
@@ -141,15 +142,16 @@ func (in *interner) run(r *Run) {
 	r.Notes = in.list(r.Notes)
 }
 
-// same returns the side handed out last when s says exactly what it says,
-// else s. A side is only read once its run is built.
-func (in *interner) same(s *Side) *Side {
+// same returns *last, the side of its kind handed out last, when s says
+// exactly what it says, else s, which is then the last. A side is only
+// read once its run is built.
+func (in *interner) same(last **Side, s *Side) *Side {
 	if s == nil {
 		return nil
 	}
-	if in.last != nil && reflect.DeepEqual(in.last, s) {
-		return in.last
+	if *last != nil && reflect.DeepEqual(*last, s) {
+		return *last
 	}
-	in.last = s
+	*last = s
 	return s
 }

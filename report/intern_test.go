@@ -115,7 +115,8 @@ func TestInternerSides(t *testing.T) {
 			in := newInterner()
 			a, b := base, base
 			tt.change(&b)
-			first, second := in.same(&a), in.same(&b)
+			var last *Side
+			first, second := in.same(&last, &a), in.same(&last, &b)
 			if shared := first == second; shared != tt.same {
 				t.Fatalf("shared = %v, want %v", shared, tt.same)
 			}

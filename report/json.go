@@ -398,7 +398,7 @@ func jsonRunOf(r *Report, run Run) jsonRun {
 		SessionID:   nullString(run.SessionID),
 		Events:      run.Events,
 		HeadMissing: run.HeadMissing,
-		Recorded:    jsonSideOf(run.Recorded),
+		Recorded:    jsonSideOf(*run.Recorded),
 		Findings:    []jsonFinding{},
 		Verdict:     run.Verdict,
 		FirstLine:   run.FirstLine,

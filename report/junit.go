@@ -270,7 +270,7 @@ func junitRunCases(r *Report, run *Run, rules []Rule, class string) []junitCase 
 				shown = append(shown, f)
 			}
 		}
-		recRow, recOK := sideRow(&run.Recorded, kind, seam)
+		recRow, recOK := sideRow(run.Recorded, kind, seam)
 		missing := run.Recorded.EvidenceMissing && recOK && recRow.Findings > 0
 		switch {
 		case len(failing) > 0 || missing:
@@ -333,7 +333,7 @@ func checkMeasured(run *Run, kind, seam string) (string, bool) {
 	sides := []struct {
 		label string
 		side  *Side
-	}{{"recorded", &run.Recorded}}
+	}{{"recorded", run.Recorded}}
 	if run.Replayed != nil {
 		sides = append(sides, struct {
 			label string

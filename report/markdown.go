@@ -89,9 +89,9 @@ func coverageCell(run *Run) (string, string) {
 		return fmt.Sprintf("%s (%d of %d)", s.Coverage, s.Checking, len(s.Rows))
 	}
 	if run.Replayed == nil {
-		return side(&run.Recorded), ""
+		return side(run.Recorded), ""
 	}
-	return side(&run.Recorded), side(run.Replayed)
+	return side(run.Recorded), side(run.Replayed)
 }
 
 // RenderMarkdown writes the report as GitHub-flavoured markdown for

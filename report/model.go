@@ -275,7 +275,9 @@ type Run struct {
 	// run but are no copy of it; each side is judged on its own.
 	Conflicts []RunConflict
 
-	Recorded Side
+	// Recorded is never nil in a built report; runs that say the same
+	// share it.
+	Recorded *Side
 	// Replayed is nil until a replay produced evidence for the run.
 	Replayed *Side
 

@@ -231,7 +231,7 @@ func truncateUTF16(s string, n int) string {
 // compareRun checks one fpcheck run against a parsed reference report.
 func compareRun(t *testing.T, run *Run, ref refReport, opts Options) {
 	t.Helper()
-	rec := &run.Recorded
+	rec := run.Recorded
 	switch ref.State {
 	case "findings":
 		if run.HeadlineKind != HeadlineFindings {

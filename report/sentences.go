@@ -79,7 +79,7 @@ func (lc *listCounts) advisoryWhy() string {
 // hid every finding, then the absence or coverage state.
 func headline(run *Run, opts Options, lc listCounts) (HeadlineKind, string) {
 	defects, advisories, shown := lc.defects, lc.advisories, lc.shown
-	rec := &run.Recorded
+	rec := run.Recorded
 	switch {
 	case defects+advisories > 0:
 		return HeadlineFindings, listHeadline(run, opts, defects, advisories, shown, lc.advisoryWhy())
@@ -123,7 +123,7 @@ func listHeadline(run *Run, opts Options, defects, advisories, shown int, why st
 
 // absenceHeadline words a run with nothing to list by its coverage state.
 func absenceHeadline(run *Run) string {
-	rec := &run.Recorded
+	rec := run.Recorded
 	switch rec.Coverage {
 	case CoverageNoTail:
 		return "⚠ NO EVENT TAIL — there are no events to read. Findings and the ledger travel in the event stream; without it this run cannot be judged either way. No evidence, not \"no context errors\": record with recordRun(agent) and keep its events, or keep the NDJSON stream."
@@ -438,7 +438,7 @@ func countList(m map[string]int64) string {
 // runNotes words everything about a run beyond its headline.
 func runNotes(run *Run) []string {
 	notes := excusedNotes(run.Excused)
-	rec := &run.Recorded
+	rec := run.Recorded
 	if run.CheckerDead != "" {
 		notes = append(notes, "⚠ Dead checker (dev posture): "+run.CheckerDead+" Every green about that check is decoration, so the run counts as unmeasured.")
 	}

@@ -40,7 +40,7 @@ func RenderShort(w io.Writer, r *Report) error {
 		}
 		if run.Verdict == VerdictUnmeasured {
 			_, line := anchorLine(run, Finding{})
-			why := unmeasuredReason(&run.Recorded)
+			why := unmeasuredReason(run.Recorded)
 			if run.Damaged() {
 				why = "evidence damaged"
 			}

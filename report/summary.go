@@ -206,7 +206,7 @@ func unmeasuredWhy(run *Run) string {
 	if run.DamagedOnly {
 		return "evidence damaged: " + damageText(run)
 	}
-	why := unmeasuredReason(&run.Recorded)
+	why := unmeasuredReason(run.Recorded)
 	if run.CheckerDead != "" {
 		why = "dead checker: " + run.CheckerDead
 	}

@@ -426,7 +426,7 @@ func textRun(t *textWriter, r *Report, run *Run, o TextOptions) {
 	}
 	if !full {
 		// The rows whose silence weakens the verdict, and only those.
-		for _, side := range []*Side{&run.Recorded, run.Replayed} {
+		for _, side := range []*Side{run.Recorded, run.Replayed} {
 			if side == nil {
 				continue
 			}
@@ -440,7 +440,7 @@ func textRun(t *textWriter, r *Report, run *Run, o TextOptions) {
 		return
 	}
 	if len(run.Recorded.Rows) > 0 || run.HeadlineKind != HeadlineAbsence {
-		textLedger(t, &run.Recorded)
+		textLedger(t, run.Recorded)
 	}
 	if run.Replayed != nil {
 		textLedger(t, run.Replayed)
@@ -552,7 +552,7 @@ func runOutcome(run *Run) string {
 		if run.Damaged() {
 			return "⚠ UNMEASURED (evidence damaged)"
 		}
-		return "⚠ UNMEASURED (" + unmeasuredReason(&run.Recorded) + ")"
+		return "⚠ UNMEASURED (" + unmeasuredReason(run.Recorded) + ")"
 	}
 	s := "GREEN"
 	if run.Advisories > 0 {
@@ -563,7 +563,7 @@ func runOutcome(run *Run) string {
 
 // coverageLine is what each side's ledger proves, in one phrase each.
 func coverageLine(run *Run) string {
-	parts := []string{"recorded " + sideCoverage(&run.Recorded)}
+	parts := []string{"recorded " + sideCoverage(run.Recorded)}
 	if run.Replayed != nil {
 		parts = append(parts, "replayed "+sideCoverage(run.Replayed))
 	}
@@ -837,11 +837,11 @@ func verdictLine(r *Report, run *Run) string {
 	case VerdictDefects:
 		return fmt.Sprintf("verdict: DEFECTS — fails the gate (fail on %s)", r.Options.failOn())
 	case VerdictUnmeasured:
-		s := "verdict: UNMEASURED — " + unmeasuredReason(&run.Recorded)
+		s := "verdict: UNMEASURED — " + unmeasuredReason(run.Recorded)
 		if run.Damaged() {
 			s = "verdict: UNMEASURED — evidence damaged"
 			if !run.DamagedOnly {
-				s += ", and " + unmeasuredReason(&run.Recorded)
+				s += ", and " + unmeasuredReason(run.Recorded)
 			}
 		}
 		if run.DamagedOnly && r.Options.AllowDamaged {
