@@ -17,12 +17,8 @@ import (
 // armed, as the CLI hands it to Build.
 func manyRuns(tb testing.TB, n int, decl *checks.Declarations) InputResult {
 	tb.Helper()
-	var buf bytes.Buffer
-	if _, err := hostile.ManyRuns(&buf, n); err != nil {
-		tb.Fatal(err)
-	}
 	var runs []RunResult
-	st, err := recording.LoadReader("many.jsonl", &buf, recording.Options{}, func(run *recording.Run) error {
+	st, err := recording.LoadReader("many.jsonl", manyRunsStream(tb, n), recording.Options{}, func(run *recording.Run) error {
 		prep, err := replay.Prepare(run, decl, replay.Options{Posture: "observe"})
 		if err != nil {
 			return err
@@ -39,6 +35,16 @@ func manyRuns(tb testing.TB, n int, decl *checks.Declarations) InputResult {
 		tb.Fatal(err)
 	}
 	return InputResult{Stats: st, Runs: runs}
+}
+
+// manyRunsStream is a stream of n one-event runs.
+func manyRunsStream(tb testing.TB, n int) *bytes.Buffer {
+	tb.Helper()
+	var buf bytes.Buffer
+	if _, err := hostile.ManyRuns(&buf, n); err != nil {
+		tb.Fatal(err)
+	}
+	return &buf
 }
 
 // liveHeap is the heap still reachable once collected.
