@@ -477,7 +477,7 @@ func (e *engine) handle(ev *recording.Event) {
 		e.flushClaim()
 	case recording.TypeContextError:
 		if e.need.write {
-			e.refusals.noteRecorded(ev)
+			e.refusals.noteRecorded(ev, e.slow)
 		}
 	case recording.TypeExternalGroundUsed:
 		e.grounds.note(ev)

@@ -79,6 +79,9 @@ func assertSameReplay(t *testing.T, where string, run *recording.Run, decl *chec
 	if diff := cmp.Diff(slow, fast); diff != "" {
 		t.Errorf("%s run %s: the fast reading differs from the full one (-full +fast):\n%s", where, run.ID, diff)
 	}
+	if diff := cmp.Diff(recorded(run.Events, true), recorded(run.Events, false)); diff != "" {
+		t.Errorf("%s run %s: the recorded evidence read fast differs from the full reading (-full +fast):\n%s", where, run.ID, diff)
+	}
 }
 
 // loadAll reads every run of one input with the loader.

@@ -103,7 +103,7 @@ func NewFold(run *recording.Run, decl *checks.Declarations, opts Options) (*Fold
 		return nil, err
 	}
 	f.loc = newLocator(f.store)
-	f.rec = newRecordedReader()
+	f.rec = newRecordedReader(f.slow)
 	f.tools = &toolsSeen{}
 	if opts.Posture != "" || (decl != nil && decl.Posture != "") {
 		posture, err := postureOf(opts.Posture, checks.Merge(nil, decl))

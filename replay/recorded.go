@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 	"github.com/fpcheck/fpcheck/recording"
 )
 
@@ -24,7 +26,14 @@ import (
 // the wrong JSON type is treated as not recorded instead of failing the run.
 // Recorded never panics and never returns nil.
 func Recorded(events []recording.Event) *Evidence {
-	r := newRecordedReader()
+	return recorded(events, false)
+}
+
+// recorded is Recorded; slow reads every payload with encoding/json, as
+// the reader did before it read them with jsonfast, so tests can hold the
+// two readings to the same evidence.
+func recorded(events []recording.Event, slow bool) *Evidence {
+	r := newRecordedReader(slow)
 	for i := range events {
 		r.add(&events[i])
 	}
@@ -42,10 +51,11 @@ type recordedReader struct {
 	bytes int64
 	// ledger is what the latest disposition keeps.
 	ledger int64
+	slow   bool
 }
 
-func newRecordedReader() *recordedReader {
-	return &recordedReader{ev: &Evidence{}, kept: map[string]int{}}
+func newRecordedReader(slow bool) *recordedReader {
+	return &recordedReader{ev: &Evidence{}, kept: map[string]int{}, slow: slow}
 }
 
 // add folds one event. What is kept of it is decoded, never the payload's
@@ -55,7 +65,7 @@ func (r *recordedReader) add(e *recording.Event) {
 	switch e.Type {
 	case recording.TypeContextError:
 		ev.IntegrityEvents++
-		f := recordedFinding(e)
+		f := recordedFinding(e, r.slow)
 		key := recordedKey(&f)
 		if at, ok := r.kept[key]; ok {
 			ev.Findings[at].Repeats++
@@ -67,7 +77,7 @@ func (r *recordedReader) add(e *recording.Event) {
 		r.bytes += int64(entryCost+len(key)) + findingSize(&f)
 	case recording.TypeDisposition:
 		ev.IntegrityEvents++
-		ev.Disposition = recordedDisposition(e.Payload)
+		ev.Disposition = recordedDisposition(e.Payload, r.slow)
 		for j := range ev.Disposition.Damage {
 			ev.Disposition.Damage[j].Line = e.Line
 		}
@@ -122,57 +132,69 @@ func recordedKey(f *checks.Finding) string {
 // recordedFinding reads one context_error payload. A payload that is not an
 // object still yields a finding with nothing recorded: the event itself is
 // evidence that something was filed.
-func recordedFinding(e *recording.Event) checks.Finding {
-	p := recObject(e.Payload)
+func recordedFinding(e *recording.Event, slow bool) checks.Finding {
+	var p [len(findingNames)][]byte
+	recFields(e.Payload, findingNames[:], p[:], nil, slow)
 	f := checks.Finding{
-		Kind:      recString(p["kind"]),
-		Seam:      recString(p["seam"]),
-		Predicate: recString(p["predicate"]),
-		Message:   recString(p["message"]),
-		Advisory:  recTrue(p["advisory"]),
-		Synthetic: recTrue(p["synthetic"]),
-		Epoch:     recInteger(p["epoch"]),
+		Kind:      recString(p[0], slow),
+		Seam:      recString(p[1], slow),
+		Predicate: recString(p[2], slow),
+		Message:   recString(p[3], slow),
+		Advisory:  recTrue(p[4]),
+		Synthetic: recTrue(p[5]),
+		Epoch:     recInteger(p[6], slow),
 		FiledAt:   e.Meta.RuntimeStageID,
 		Line:      e.Line,
 		Evidence:  []checks.Position{positionOf(e, checks.EvidenceFinding)},
 	}
-	f.Iteration = recInteger(p["iteration"])
+	f.Iteration = recInteger(p[7], slow)
 	if f.Iteration == nil && e.Meta.IterIndex != nil {
 		f.Iteration = recFloatInt(*e.Meta.IterIndex)
 	}
-	if items, ok := recArray(p["subjects"]); ok {
+	if items, ok := recArray(p[8], slow); ok {
 		for _, raw := range items {
-			if s, ok := recordedSubject(raw); ok {
+			if s, ok := recordedSubject(raw, slow); ok {
 				f.Subjects = append(f.Subjects, s)
 			}
 		}
 	}
-	if items, ok := recArray(p["witnesses"]); ok {
+	if items, ok := recArray(p[9], slow); ok {
 		f.WitnessesRecorded = true
 		f.Witnesses = make([]checks.Witness, 0, len(items))
 		for _, raw := range items {
-			f.Witnesses = append(f.Witnesses, recordedWitness(raw))
+			f.Witnesses = append(f.Witnesses, recordedWitness(raw, slow))
 		}
 	}
 	return f
 }
 
+// The members each recorded object is read for, in the order of the
+// values recFields picks.
+var (
+	findingNames     = [...]string{"kind", "seam", "predicate", "message", "advisory", "synthetic", "epoch", "iteration", "subjects", "witnesses"}
+	subjectNames     = [...]string{"kind", "id"}
+	witnessNames     = [...]string{"predicate", "value", "epoch", "stratum", "provenance", "runtimeStageId", "synthetic", "subject"}
+	dispositionNames = [...]string{"posture", "workExisted", "rows"}
+	// rowNames are a row's own fields, then rowCounters.
+	rowNames = [...]string{"check", "seam", "lastFiredAt", "checked", "findings", "notApplicable", "unreachable", "synthetic"}
+)
+
 // recordedSubject reads a {kind, id} pair the way the reference reader does:
 // non-objects are skipped, a non-string kind reads "?", and a non-string id
 // is shown as its compact JSON so that nothing about it is hidden.
-func recordedSubject(raw json.RawMessage) (checks.Subject, bool) {
-	o, ok := recObjectOK(raw)
-	if !ok {
+func recordedSubject(raw json.RawMessage, slow bool) (checks.Subject, bool) {
+	var o [len(subjectNames)][]byte
+	if !recFields(raw, subjectNames[:], o[:], nil, slow) {
 		return checks.Subject{}, false
 	}
 	s := checks.Subject{Kind: "?"}
-	if k, ok := recStringOK(o["kind"]); ok {
+	if k, ok := recStringOK(o[0], slow); ok {
 		s.Kind = k
 	}
-	if id, ok := recStringOK(o["id"]); ok {
+	if id, ok := recStringOK(o[1], slow); ok {
 		s.ID = id
 	} else {
-		s.ID = recCompact(o["id"])
+		s.ID = recCompact(o[1])
 	}
 	return s, true
 }
@@ -180,21 +202,21 @@ func recordedSubject(raw json.RawMessage) (checks.Subject, bool) {
 // recordedWitness reads one assertion. A witness that is not an object is kept (as
 // a zero witness carrying the raw value) so that the witness count stays the
 // array's length.
-func recordedWitness(raw json.RawMessage) checks.Witness {
-	o, ok := recObjectOK(raw)
-	if !ok {
+func recordedWitness(raw json.RawMessage, slow bool) checks.Witness {
+	var o [len(witnessNames)][]byte
+	if !recFields(raw, witnessNames[:], o[:], nil, slow) {
 		return checks.Witness{Value: recClone(raw)}
 	}
 	w := checks.Witness{
-		Predicate:      recString(o["predicate"]),
-		Value:          recClone(o["value"]),
-		Epoch:          recInteger(o["epoch"]),
-		Stratum:        recString(o["stratum"]),
-		Provenance:     recString(o["provenance"]),
-		RuntimeStageID: recString(o["runtimeStageId"]),
-		Synthetic:      recTrue(o["synthetic"]),
+		Predicate:      recString(o[0], slow),
+		Value:          recClone(o[1]),
+		Epoch:          recInteger(o[2], slow),
+		Stratum:        recString(o[3], slow),
+		Provenance:     recString(o[4], slow),
+		RuntimeStageID: recString(o[5], slow),
+		Synthetic:      recTrue(o[6]),
 	}
-	if s, ok := recordedSubject(o["subject"]); ok {
+	if s, ok := recordedSubject(o[7], slow); ok {
 		w.Subject = s
 	}
 	return w
@@ -203,20 +225,24 @@ func recordedWitness(raw json.RawMessage) checks.Witness {
 // recordedDisposition reads the ledger event. Rows stay nil when the payload
 // has no rows key; RowsMalformed marks a rows value that is not an array. Both
 // read as "no check registered" in a report, but they are different facts.
-func recordedDisposition(payload json.RawMessage) *Disposition {
-	p := recObject(payload)
-	d := &Disposition{Posture: "unknown", WorkExisted: recTrue(p["workExisted"])}
-	for _, k := range repeatedKeys(payload, "posture", "workExisted", "rows") {
-		d.Damage = append(d.Damage, LedgerDamage{Field: "payload." + k, Problem: "is repeated, so which value the producer meant is unknown"})
+func recordedDisposition(payload json.RawMessage, slow bool) *Disposition {
+	var p [len(dispositionNames)][]byte
+	var counts [len(dispositionNames)]int
+	recFields(payload, dispositionNames[:], p[:], counts[:], slow)
+	d := &Disposition{Posture: "unknown", WorkExisted: recTrue(p[1])}
+	for i, k := range dispositionNames {
+		if counts[i] > 1 {
+			d.Damage = append(d.Damage, LedgerDamage{Field: "payload." + k, Problem: "is repeated, so which value the producer meant is unknown"})
+		}
 	}
-	if s, ok := recStringOK(p["posture"]); ok {
+	if s, ok := recStringOK(p[0], slow); ok {
 		d.Posture = s
 	}
-	raw, present := p["rows"]
-	if !present {
+	raw := p[2]
+	if raw == nil {
 		return d
 	}
-	items, ok := recArray(raw)
+	items, ok := recArray(raw, slow)
 	if !ok {
 		d.RowsMalformed = true
 		return d
@@ -229,9 +255,9 @@ func recordedDisposition(payload json.RawMessage) *Disposition {
 		if recKind(item) != '{' {
 			continue
 		}
-		row, damage := recordedRow(item)
+		row, damage := recordedRow(item, slow)
 		for _, dm := range damage {
-			dm.Field = fmt.Sprintf("payload.rows[%d].%s", i, dm.Field)
+			dm.Field = "payload.rows[" + strconv.Itoa(i) + "]." + dm.Field
 			d.Damage = append(d.Damage, dm)
 		}
 		d.Rows = append(d.Rows, row)
@@ -244,7 +270,7 @@ func recordedDisposition(payload json.RawMessage) *Disposition {
 
 // rowCounters are the counting fields of a ledger row, in the order a
 // damaged row names them.
-var rowCounters = []string{"checked", "findings", "notApplicable", "unreachable", "synthetic"}
+var rowCounters = rowNames[3:]
 
 // recordedRow reads one ledger row. A counter the row does not carry counts
 // 0, as in the reference reader. A counter it carries must be a count (a
@@ -254,60 +280,88 @@ var rowCounters = []string{"checked", "findings", "notApplicable", "unreachable"
 // would pass for one that counted none. Such a row is returned with the
 // damage, each naming its field, and the run's ledger is unusable.
 // lastFiredAt is kept only when it is a number.
-func recordedRow(raw json.RawMessage) (checks.Row, []LedgerDamage) {
-	o := recObject(raw)
+func recordedRow(raw json.RawMessage, slow bool) (checks.Row, []LedgerDamage) {
+	var o [len(rowNames)][]byte
+	var counts [len(rowNames)]int
+	recFields(raw, rowNames[:], o[:], counts[:], slow)
 	var damage []LedgerDamage
-	for _, k := range repeatedKeys(raw, append([]string{"check", "seam", "lastFiredAt"}, rowCounters...)...) {
-		damage = append(damage, LedgerDamage{Field: k, Problem: "is repeated, so which value the producer meant is unknown"})
+	for i, k := range rowNames {
+		if counts[i] > 1 {
+			damage = append(damage, LedgerDamage{Field: k, Problem: "is repeated, so which value the producer meant is unknown"})
+		}
 	}
-	var counts [5]int64
+	var n [5]int64
 	for i, name := range rowCounters {
-		v, present := o[name]
-		if !present {
+		v := o[3+i]
+		if v == nil {
 			continue
 		}
-		n, why := strictCount(v)
+		c, why := strictCount(v)
 		if why != "" {
 			damage = append(damage, LedgerDamage{Field: name, Problem: why})
 			continue
 		}
-		counts[i] = n
+		n[i] = c
 	}
 	r := checks.Row{
-		Check:         recString(o["check"]),
-		Seam:          recString(o["seam"]),
-		Checked:       counts[0],
-		Findings:      counts[1],
-		NotApplicable: counts[2],
-		Unreachable:   counts[3],
-		Synthetic:     counts[4],
+		Check:         recString(o[0], slow),
+		Seam:          recString(o[1], slow),
+		Checked:       n[0],
+		Findings:      n[1],
+		NotApplicable: n[2],
+		Unreachable:   n[3],
+		Synthetic:     n[4],
 	}
-	if v, ok := recNumber(o["lastFiredAt"]); ok {
+	if v, ok := recNumber(o[2], slow); ok {
 		r.LastFiredAt = &v
 	}
 	return r, damage
 }
 
-// recObject decodes raw as a JSON object; anything else reads as an empty one.
-func recObject(raw json.RawMessage) map[string]json.RawMessage {
-	o, _ := recObjectOK(raw)
-	return o
-}
-
-func recObjectOK(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+// recFields reads the object raw as decoding it into a map does: out[i]
+// is the value of the last member named names[i] (nil when there is none)
+// and, when counts is non-nil, counts[i] how many members are so named.
+// ok is false when raw is not an object; out then holds nothing, and
+// counts what a token reader counted before it failed. The bytes were
+// validated by the loader, so jsonfast reads them in one pass; encoding/json
+// reads what jsonfast refuses, and everything when slow.
+func recFields(raw []byte, names []string, out [][]byte, counts []int, slow bool) (ok bool) {
 	if recKind(raw) != '{' {
-		return nil, false
+		return false
+	}
+	if !slow {
+		p := jsonfast.Picker{Names: names}
+		if _, err := p.Pick(raw, out, counts); err == nil {
+			return true
+		}
+		clear(out)
+		clear(counts)
+	}
+	if counts != nil {
+		countKeys(raw, names, counts)
 	}
 	var o map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
-		return nil, false
+		return false
 	}
-	return o, true
+	for i, n := range names {
+		out[i] = o[n]
+	}
+	return true
 }
 
-func recArray(raw json.RawMessage) ([]json.RawMessage, bool) {
+func recArray(raw json.RawMessage, slow bool) ([]json.RawMessage, bool) {
 	if recKind(raw) != '[' {
 		return nil, false
+	}
+	if !slow {
+		a := []json.RawMessage{}
+		if jsonfast.Elements(raw, func(_ int, v []byte) bool {
+			a = append(a, v)
+			return true
+		}) == nil {
+			return a, true
+		}
 	}
 	var a []json.RawMessage
 	if err := json.Unmarshal(raw, &a); err != nil {
@@ -319,14 +373,19 @@ func recArray(raw json.RawMessage) ([]json.RawMessage, bool) {
 	return a, true
 }
 
-func recString(raw json.RawMessage) string {
-	s, _ := recStringOK(raw)
+func recString(raw json.RawMessage, slow bool) string {
+	s, _ := recStringOK(raw, slow)
 	return s
 }
 
-func recStringOK(raw json.RawMessage) (string, bool) {
+func recStringOK(raw json.RawMessage, slow bool) (string, bool) {
 	if recKind(raw) != '"' {
 		return "", false
+	}
+	if !slow {
+		if s, err := jsonfast.String(raw); err == nil {
+			return s, true
+		}
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -341,10 +400,15 @@ func recTrue(raw json.RawMessage) bool {
 }
 
 // recNumber reads a finite JSON number.
-func recNumber(raw json.RawMessage) (float64, bool) {
+func recNumber(raw json.RawMessage, slow bool) (float64, bool) {
 	k := recKind(raw)
 	if k != '-' && (k < '0' || k > '9') {
 		return 0, false
+	}
+	if !slow {
+		if v, ok := jsonfast.Number(raw); ok {
+			return v, true
+		}
 	}
 	var v float64
 	if err := json.Unmarshal(raw, &v); err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
@@ -356,8 +420,8 @@ func recNumber(raw json.RawMessage) (float64, bool) {
 // recInteger reads a JSON number that is a whole value in int64 range; epochs
 // and iterations are counters, so a fractional or huge value reads as not
 // recorded rather than as a silently different number.
-func recInteger(raw json.RawMessage) *int64 {
-	v, ok := recNumber(raw)
+func recInteger(raw json.RawMessage, slow bool) *int64 {
+	v, ok := recNumber(raw, slow)
 	if !ok {
 		return nil
 	}
@@ -488,39 +552,32 @@ func quoteJSON(text []byte) string {
 	return strings.ToValidUTF8(string(text), "\ufffd")
 }
 
-// repeatedKeys names the keys among names that the JSON object obj holds
-// more than once, each once, in the order of names. A value that is not
-// an object has no keys.
-func repeatedKeys(obj json.RawMessage, names ...string) []string {
-	if recKind(obj) != '{' {
-		return nil
-	}
+// countKeys counts, for each of names, the members of the JSON object obj
+// whose key it is, reading obj token by token: what a token reader reads
+// before a fault is counted, and a value that is not an object has no
+// keys.
+func countKeys(obj json.RawMessage, names []string, counts []int) {
+	clear(counts)
 	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil {
-		return nil
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return
 	}
-	seen := make(map[string]int, len(names))
+	seen := make([]int, len(names))
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil
+			return
 		}
 		key, _ := t.(string)
-		if slices.Contains(names, key) {
-			seen[key]++
+		if i := slices.Index(names, key); i >= 0 {
+			seen[i]++
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			return nil
+			return
 		}
 	}
-	var out []string
-	for _, n := range names {
-		if seen[n] > 1 {
-			out = append(out, n)
-		}
-	}
-	return out
+	copy(counts, seen)
 }
 
 // recKind returns the first significant byte of a JSON value, or 0.

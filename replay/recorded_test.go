@@ -289,6 +289,8 @@ func FuzzRecorded(f *testing.F) {
 		`{"rows":[1,null,{"checked":1e309}]}`,
 		`{"subjects":[{"id":{"deep":[[[]]]}}],"witnesses":[null,"s",{"subject":5}]}`,
 		`null`, `[]`, `"x"`, ``, `{`, `{"epoch":-9.3e18,"iteration":9.3e18}`,
+		`{"\u006bind":"k","kind":"\ud800","rows":[{"check":"a","check":"b","findings":6,"findings":0}],"posture":"x","posture":1}`,
+		`{"rows":[{"checked":1}]} `, `{"rows":[{"checked":1}]}}`, `{"witnesses":[{"value":  [1, 2] ,"subject":{"id":"\u00e9\xff"}}]}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), 2.0)
@@ -300,6 +302,9 @@ func FuzzRecorded(f *testing.F) {
 			{Type: recording.TypeDisposition, Payload: payload, Meta: meta},
 		}
 		ev := Recorded(events)
+		if diff := cmp.Diff(recorded(events, true), ev); diff != "" {
+			t.Fatalf("the fast reading of %q differs from the full one (-full +fast):\n%s", payload, diff)
+		}
 		if ev == nil || ev.IntegrityEvents != 2 || len(ev.Findings) != 1 || ev.Disposition == nil {
 			t.Fatalf("evidence not accounted for: %+v", ev)
 		}

@@ -28,8 +28,8 @@ type refusals struct {
 }
 
 // noteRecorded remembers the tools named by a recorded column finding.
-func (r *refusals) noteRecorded(ev *recording.Event) {
-	f := recordedFinding(ev)
+func (r *refusals) noteRecorded(ev *recording.Event, slow bool) {
+	f := recordedFinding(ev, slow)
 	if f.Kind != checks.KindColumnTypeMismatch && f.Kind != checks.KindMissingColumn {
 		return
 	}

@@ -31,7 +31,7 @@ func (t *toolsSeen) add(ev *recording.Event) {
 	case recording.TypeLLMStart:
 		var p llmStartPayload
 		if decodeLLMStart(ev.Payload, &p, false) {
-			names, _ := toolNames(p.Tools)
+			names, _ := toolNamesOf(p.Tools, false)
 			for _, n := range names {
 				t.note(n)
 			}
