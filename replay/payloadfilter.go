@@ -15,21 +15,57 @@ import (
 //
 // What a run's replay reads depends on the declarations its own
 // agent.run_configured carries, which agentfootprint writes as a run's
-// first event: a run that starts with anything else keeps every payload.
+// first event. A run that starts with anything else keeps every payload
+// until its fold arms (see Fold): on a run_configured, whose declarations
+// are read only then, it keeps every payload to its end; on its first seam
+// event, the replay is armed by the declarations given, and a later
+// run_configured can no longer arm anything, so from that event on the run
+// keeps what a replay under them reads.
 func PayloadFilter(reg []*checks.Check, decl *checks.Declarations, posture string) func(first *recording.Event) func(typ string) bool {
 	return func(first *recording.Event) func(string) bool {
 		if first.Type != recording.TypeRunConfigured {
-			return nil
+			reads := readsUnder(reg, &recording.Run{}, decl, posture)
+			if reads == nil {
+				return nil
+			}
+			return unconfigured(reads)
 		}
-		run := &recording.Run{Events: []recording.Event{*first}}
-		effective, err := EffectiveDeclarations(run, decl)
-		if err != nil {
-			return nil // the replay reports it; keep everything meanwhile
+		return readsUnder(reg, &recording.Run{Events: []recording.Event{*first}}, decl, posture)
+	}
+}
+
+// readsUnder is which payloads a replay of run's declarations (its
+// run_configured, if it has one, over decl) reads; nil, keeping them all,
+// when they cannot be settled: the replay reports that.
+func readsUnder(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, posture string) func(string) bool {
+	effective, err := EffectiveDeclarations(run, decl)
+	if err != nil {
+		return nil
+	}
+	p, err := postureOf(posture, effective)
+	if err != nil {
+		return nil
+	}
+	return needsOf(reg, checks.NewLedger(reg, effective, p), effective).readsPayload
+}
+
+// unconfigured is the filter of a run whose first event is not its
+// run_configured: every payload until the fold arms, then what reads
+// keeps, unless a run_configured armed it.
+func unconfigured(reads func(string) bool) func(string) bool {
+	armed, configured := false, false
+	return func(typ string) bool {
+		if !armed {
+			switch {
+			case typ == recording.TypeRunConfigured:
+				armed, configured = true, true
+			case seamEvent(typ):
+				armed = true
+			}
 		}
-		p, err := postureOf(posture, effective)
-		if err != nil {
-			return nil
+		if configured || !armed {
+			return true
 		}
-		return needsOf(reg, checks.NewLedger(reg, effective, p), effective).readsPayload
+		return reads(typ)
 	}
 }
