@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // Declarations arm the checks that need to be told something the recording
@@ -598,6 +600,11 @@ func (p *declParser) dials(d *Declarations, v *yaml.Node) error {
 // declarations in.
 const RecordingDeclarationsSource = "agent.run_configured.payload.integrity"
 
+// recordingKeys are the members of an agent.run_configured payload that
+// FromRecording reads: integrity, then those that say the payload is a
+// producer's configuration rather than the integrity object itself.
+var recordingKeys = [...]string{"integrity", "agentId", "llm", "reactMode", "memories"}
+
 // FromRecording reads the declarations a producer put in a run's
 // agent.run_configured payload under "integrity", in the same schema as a
 // declarations file. It accepts the whole run_configured payload or the
@@ -606,18 +613,22 @@ const RecordingDeclarationsSource = "agent.run_configured.payload.integrity"
 // (agentId, llm, reactMode, memories). It returns nil, nil when nothing is
 // declared, which is what agentfootprint 9.62.0 always writes.
 func FromRecording(payload json.RawMessage) (*Declarations, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &fields); err != nil || fields == nil {
+	// Picked, not decoded into a map: a run's configuration is read for
+	// every run, and a million small runs each paid for a map of every
+	// member of theirs. The picker keeps the last of repeated keys and
+	// matches them decoded, as the map did.
+	var fields [len(recordingKeys)][]byte
+	if _, err := jsonfast.Fields(payload, recordingKeys[:], fields[:]); err != nil {
 		// Not an object: nothing declared to read; the loader reports the
 		// payload's shape.
 		return nil, nil
 	}
-	body := payload
-	if integrity, ok := fields["integrity"]; ok {
+	body := []byte(payload)
+	if integrity := fields[0]; integrity != nil {
 		body = integrity
 	} else {
-		for _, k := range []string{"agentId", "llm", "reactMode", "memories"} {
-			if _, ok := fields[k]; ok {
+		for _, v := range fields[1:] {
+			if v != nil {
 				return nil, nil
 			}
 		}

@@ -220,6 +220,14 @@ func TestFromRecording(t *testing.T) {
 		{"not an object", `"text"`, nil, false},
 		{"integrity not an object", `{"agentId":"a","integrity":[1]}`, nil, true},
 		{"integrity refused", `{"integrity":{"posture":"loud"}}`, nil, true},
+		{"integrity repeated, the last kept", `{"integrity":{"posture":"loud"},"integrity":{"posture":"dev"}}`,
+			&Declarations{Source: RecordingDeclarationsSource, Posture: "dev"}, false},
+		{"an escaped key", `{"agentId":"a","\u0069ntegrity":{"posture":"dev"}}`,
+			&Declarations{Source: RecordingDeclarationsSource, Posture: "dev"}, false},
+		{"a manifest key escaped", `{"\u0061gentId":"a","maps":[{"id":"m","tools":["t"]}]}`, nil, false},
+		{"null", `null`, nil, false},
+		{"not JSON", `{"integrity":`, nil, false},
+		{"empty object", `{}`, &Declarations{Source: RecordingDeclarationsSource}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -361,5 +369,18 @@ posture: dev
 	}
 	if diff := cmp.Diff(want, Merge(rec, file)); diff != "" {
 		t.Errorf("(-doc +Merge):\n%s", diff)
+	}
+}
+
+// BenchmarkFromRecording reads the declarations of an agentfootprint
+// run_configured payload that declares none, as every run of a stream of
+// many runs is read.
+func BenchmarkFromRecording(b *testing.B) {
+	payload := json.RawMessage(`{"agentId":"agent","llm":{"provider":"mock","model":"mock"},"reactMode":"dynamic","memories":[],"window":"sliding-window","skillGraph":{}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, err := FromRecording(payload); d != nil || err != nil {
+			b.Fatal(d, err)
+		}
 	}
 }
