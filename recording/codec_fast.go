@@ -101,6 +101,8 @@ type eventDecoder struct {
 	hook     jsonfast.ValueHook
 	fieldsOf *compiledSchema
 	fields   [maxSchemaFields][]byte
+	// verdicts are the payloads validated in the current run.
+	verdicts verdicts
 }
 
 // decodedEvent is everything decoding one event's bytes found, before any
@@ -159,6 +161,7 @@ func (d *eventDecoder) fast(data []byte, notes *decodeNotes) (ev Event, ok bool)
 		d.hook = d.payloadHook
 	}
 	d.fieldsOf = nil
+	d.verdicts.line(len(data))
 	dup, err := envelopePicker.PickHook(data, d.top[:], d.topN[:], d.hook)
 	if err != nil || dup {
 		return Event{}, false
@@ -181,6 +184,7 @@ func (d *eventDecoder) fast(data []byte, notes *decodeNotes) (ev Event, ok bool)
 	default:
 		return Event{}, false
 	}
+	d.verdicts.inRun(ev.Meta.RunID)
 	if p := d.top[envPayload]; p != nil && !d.alias {
 		// The line is in a reused buffer; the event outlives it.
 		ev.Payload = append(json.RawMessage(nil), p...)
@@ -201,30 +205,45 @@ func (d *eventDecoder) fast(data []byte, notes *decodeNotes) (ev Event, ok bool)
 // payloadHook reads the schema fields of a payload object in the pass that
 // validates it, when the event's type came before it (agentfootprint
 // writes type, payload, meta), instead of walking the payload again
-// afterwards.
+// afterwards; a payload that repeats one validated before takes its
+// verdict and its fields (see verdicts).
 func (d *eventDecoder) payloadHook(n int, obj []byte, i, maxDepth int, out [][]byte) (int, bool, error) {
 	if n != envPayload || i >= len(obj) || obj[i] != '{' {
 		return 0, false, nil
 	}
-	raw := out[envType]
-	if len(raw) < 2 || raw[0] != '"' {
+	var sc *compiledSchema
+	if raw := out[envType]; len(raw) >= 2 && raw[0] == '"' {
+		sc = compiledSchemas[string(raw[1:len(raw)-1])]
+	}
+	if sc == nil && (!d.verdicts.on() || maxDepth <= 0) {
 		return 0, false, nil
 	}
-	sc := compiledSchemas[string(raw[1:len(raw)-1])]
-	if sc == nil {
-		return 0, false, nil
+	var last [][]byte
+	if sc != nil {
+		last = d.fields[:len(sc.names)]
 	}
-	last := d.fields[:len(sc.names)]
-	clear(last)
-	end, err := jsonfast.InnerMembers(obj, i, maxDepth, func(key, val []byte) {
-		sc.collect(key, val, last)
-	})
+	if v, ok := d.verdicts.find(obj, i, maxDepth, sc); ok {
+		v.restore(obj[i:], last)
+		d.fieldsOf = sc
+		return i + len(v.body), true, nil
+	}
+	var end int
+	var err error
+	if sc != nil {
+		clear(last)
+		end, err = jsonfast.InnerMembers(obj, i, maxDepth, func(key, val []byte) {
+			sc.collect(key, val, last)
+		})
+	} else {
+		end, err = jsonfast.SkipValueDepth(obj, i, maxDepth)
+	}
 	if err != nil {
 		return 0, false, err
 	}
 	// A payload repeated is judged by its last copy; a type repeated
 	// sends the event to the standard decoder.
 	d.fieldsOf = sc
+	d.verdicts.keep(obj, i, end, maxDepth, sc, last)
 	return end, true, nil
 }
 

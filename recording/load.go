@@ -217,7 +217,7 @@ func newLoader(name string, opts Options, fn func(*Run) error) *loader {
 			Problems:     []Problem{},
 		},
 		split:     newSplitter(name, opts.MaxEventsPerRun, fn).withMaxBytes(opts.MaxRunBytes),
-		dec:       eventDecoder{legacy: legacyCodec},
+		dec:       eventDecoder{legacy: legacyCodec, verdicts: verdicts{eager: opts.eagerVerdicts}},
 		stopLines: -1,
 	}
 }

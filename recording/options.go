@@ -102,6 +102,9 @@ type Options struct {
 	// asking Spare for more (default a batch's worth, so that the question
 	// costs nothing beside the lines); tests make it small.
 	spareLines int
+	// eagerVerdicts starts the decoders' verdict caches at the first
+	// line instead of after verdictWarmup bytes (tests).
+	eagerVerdicts bool
 	// specMinSize and specChunk are the smallest document the speculator
 	// runs on and its chunk size (defaults specMinSize, specChunk); tests
 	// make them small.
