@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -1071,12 +1072,21 @@ func (e *engine) flushClaim() {
 	}
 }
 
+// cloneCall is the view of a call handed to one check. The frame and the
+// tools offered are built once per call and never written after, and no
+// check writes into a view's slices, so each check shares them; their
+// capacity is clipped so that a check that appends to one gets a copy and
+// the others never see it. A call's frame is about as large as its
+// request's history, and is handed to every armed check of every seam.
 func cloneCall(v checks.CallView) checks.CallView {
 	out := v
-	out.Served = cloneStrings(v.Served)
-	out.Frame.System = cloneStrings(v.Frame.System)
-	out.Frame.Messages = append([]checks.Message(nil), v.Frame.Messages...)
-	out.Frame.Gaps = cloneStrings(v.Frame.Gaps)
+	out.Served = slices.Clip(v.Served)
+	out.Frame.System = slices.Clip(v.Frame.System)
+	out.Frame.Messages = slices.Clip(v.Frame.Messages)
+	if len(out.Frame.Messages) == 0 {
+		out.Frame.Messages = nil
+	}
+	out.Frame.Gaps = slices.Clip(v.Frame.Gaps)
 	return out
 }
 

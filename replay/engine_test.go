@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -249,5 +250,43 @@ func TestFNV1a(t *testing.T) {
 	}
 	if got := MessageHash("tool", 3, "fired screen2: temperature 49C"); got != "729df910" {
 		t.Errorf("MessageHash = %s, want 729df910", got)
+	}
+}
+
+// TestCloneCallShares: the checks of one call share its frame and tools
+// offered, never copied per check, and what one check appends to its view
+// is never seen by another or by the call.
+func TestCloneCallShares(t *testing.T) {
+	call := checks.CallView{Served: []string{"a", "b"}, Frame: checks.Frame{
+		System: []string{"sys"}, Messages: []checks.Message{{Role: checks.RoleUser, Content: "q"}}, Gaps: []string{"gap"}}}
+	call.Served = append(call.Served[:2:2], "c")[:2] // room to append in place
+	mine, theirs := cloneCall(call), cloneCall(call)
+	if &mine.Frame.Messages[0] != &call.Frame.Messages[0] || &mine.Served[0] != &call.Served[0] {
+		t.Error("a check's view copies the call's frame or tools")
+	}
+	mine.Served = append(mine.Served, "x")
+	mine.Frame.System = append(mine.Frame.System, "x")
+	mine.Frame.Messages = append(mine.Frame.Messages, checks.Message{Role: "x"})
+	mine.Frame.Gaps = append(mine.Frame.Gaps, "x")
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"served", theirs.Served, []string{"a", "b"}},
+		{"served, past the call's length", call.Served[:3], []string{"a", "b", "c"}},
+		{"system", theirs.Frame.System, []string{"sys"}},
+		{"gaps", theirs.Frame.Gaps, []string{"gap"}},
+	}
+	for _, tt := range tests {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s: %q after another check appended, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	if len(theirs.Frame.Messages) != 1 || len(call.Frame.Messages[:cap(call.Frame.Messages)]) != 1 {
+		t.Errorf("messages: another check's append reached this view")
+	}
+	if v := cloneCall(checks.CallView{Frame: checks.Frame{Messages: []checks.Message{}}}); v.Frame.Messages != nil {
+		t.Error("a frame of no messages is not handed over as none")
 	}
 }
