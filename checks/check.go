@@ -312,6 +312,18 @@ type ClaimView struct {
 	// UserPrompt is turn_start.userPrompt, the person's message of this
 	// run; empty when not recorded. Values in it are exempt from grounding.
 	UserPrompt string
+	// Grounding, when set, gives the grounding index of Frame and
+	// UserPrompt, built once for every reader of the answer (see Index).
+	Grounding func() *GroundingIndex
+}
+
+// Index is the grounding index of the answer's frame and user prompt: the
+// one Grounding shares, or one built for the caller.
+func (v ClaimView) Index() *GroundingIndex {
+	if v.Grounding != nil {
+		return v.Grounding()
+	}
+	return NewGroundingIndex(v.Frame, v.UserPrompt)
 }
 
 // ServedResult is one tool result the run served before a write-seam

@@ -56,7 +56,7 @@ func judgePriorTurn(v ClaimView, d *Declarations) []Verdict {
 	if v.Frame.Source == FrameFromNothing || v.Frame.Source == "" {
 		return []Verdict{UnreachableBecause(fmt.Sprintf("no request frame is recorded for the final answer of iteration %d, so nothing says which turn served its values", v.Iteration))}
 	}
-	verdict := priorTurnEvidenceOf(NewGroundingIndex(v.Frame, v.UserPrompt), v.Answer, d.MinDigits(), v.Iteration)
+	verdict := priorTurnEvidenceOf(v.Index(), v.Answer, d.MinDigits(), v.Iteration)
 	verdict.Findings = stamp(verdict.Findings, v.Stage)
 	return []Verdict{verdict}
 }

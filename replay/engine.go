@@ -1055,6 +1055,7 @@ func (e *engine) flushClaim() {
 	if e.headMissing {
 		view.RowsGap = "the run's first events are missing, so facts settled before them are unknown"
 	}
+	view.Grounding = sharedGrounding(view.Frame, view.UserPrompt)
 	for _, c := range e.reg {
 		if c.OnClaim == nil || !e.ledger.Armed(c) {
 			continue
@@ -1069,6 +1070,19 @@ func (e *engine) flushClaim() {
 	}
 	if v, ok := validateAnswer(view, e.decl); ok {
 		e.validations = append(e.validations, v)
+	}
+}
+
+// sharedGrounding builds the grounding index of an answer's frame once,
+// when first asked, for every check and validation that reads it: on a
+// long run it indexes the whole history.
+func sharedGrounding(frame checks.Frame, prompt string) func() *checks.GroundingIndex {
+	var g *checks.GroundingIndex
+	return func() *checks.GroundingIndex {
+		if g == nil {
+			g = checks.NewGroundingIndex(frame, prompt)
+		}
+		return g
 	}
 }
 

@@ -290,3 +290,20 @@ func TestCloneCallShares(t *testing.T) {
 		t.Error("a frame of no messages is not handed over as none")
 	}
 }
+
+// TestGroundingSharedPerAnswer: the grounding index of an answer is built
+// once, when first asked, and every reader of the answer gets that one.
+func TestGroundingSharedPerAnswer(t *testing.T) {
+	frame := checks.Frame{Source: checks.FrameFromInjected, Messages: []checks.Message{{Role: checks.RoleTool, Content: `{"host":"host-0042"}`}}}
+	view := checks.ClaimView{Frame: frame, UserPrompt: "q", Grounding: sharedGrounding(frame, "q")}
+	first := view.Index()
+	if first == nil || view.Index() != first {
+		t.Fatal("a second reader of the answer got another index")
+	}
+	if _, ok := first.Lookup("host-0042"); !ok {
+		t.Error("the shared index does not hold the frame's values")
+	}
+	if unshared := (checks.ClaimView{Frame: frame, UserPrompt: "q"}); unshared.Index() == unshared.Index() {
+		t.Error("a view without a shared index shares one")
+	}
+}

@@ -54,7 +54,7 @@ func validateAnswer(view checks.ClaimView, d *checks.Declarations) (AnswerValida
 	if d.NamesAndNumbersDeclared() {
 		var g *checks.GroundingIndex
 		if view.Frame.Source != checks.FrameFromNothing && view.Frame.Source != "" {
-			g = checks.NewGroundingIndex(view.Frame, view.UserPrompt)
+			g = view.Index()
 		}
 		av.Rows = append(av.Rows, checks.ValidateNamesAndNumbers(view.Answer, view.AnswerKnown, g, d.MinDigits()))
 	}
