@@ -96,15 +96,17 @@ func (l *Ledgers) share(ev *Evidence) *Evidence {
 	return ev
 }
 
-// keyString appends s preceded by its length, so that no two ledgers share
-// a key whatever bytes a recording put in them.
-func keyString(b []byte, s string) []byte {
+// AppendKeyPhrase appends s preceded by its length, so that no two keys
+// built of phrases are alike whatever bytes a recording put in them; the
+// report's tables name what they hold by it too.
+func AppendKeyPhrase(b []byte, s string) []byte {
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	b = append(b, ':')
 	return append(b, s...)
 }
 
-func keyInt(b []byte, n int64) []byte {
+// AppendKeyInt appends n and a separator.
+func AppendKeyInt(b []byte, n int64) []byte {
 	b = strconv.AppendInt(b, n, 10)
 	return append(b, ',')
 }
@@ -112,13 +114,13 @@ func keyInt(b []byte, n int64) []byte {
 // dispositionKey names a disposition by everything it holds but its
 // damage, which a shared one has none of.
 func dispositionKey(b []byte, d *Disposition) []byte {
-	b = keyString(b, d.Posture)
+	b = AppendKeyPhrase(b, d.Posture)
 	b = strconv.AppendBool(b, d.WorkExisted)
 	b = strconv.AppendBool(b, d.RowsMalformed)
 	if d.Rows == nil {
 		return append(b, '-')
 	}
-	b = keyInt(b, int64(len(d.Rows)))
+	b = AppendKeyInt(b, int64(len(d.Rows)))
 	for i := range d.Rows {
 		b = AppendRowKey(b, &d.Rows[i])
 	}
@@ -129,10 +131,10 @@ func dispositionKey(b []byte, d *Disposition) []byte {
 // each phrase preceded by its length, so that no two rows share a key
 // whatever bytes a recording put in them.
 func AppendRowKey(b []byte, r *checks.Row) []byte {
-	b = keyString(b, r.Check)
-	b = keyString(b, r.Seam)
+	b = AppendKeyPhrase(b, r.Check)
+	b = AppendKeyPhrase(b, r.Seam)
 	for _, n := range [...]int64{r.Checked, r.Findings, r.NotApplicable, r.Unreachable, r.Synthetic} {
-		b = keyInt(b, n)
+		b = AppendKeyInt(b, n)
 	}
 	if r.LastFiredAt == nil {
 		return append(b, '-')
@@ -150,17 +152,17 @@ func reasonsKey(b []byte, reasons map[string][]string) []byte {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	b = keyInt(b, int64(len(keys)))
+	b = AppendKeyInt(b, int64(len(keys)))
 	for _, k := range keys {
-		b = keyString(b, k)
+		b = AppendKeyPhrase(b, k)
 		v := reasons[k]
 		if v == nil {
 			b = append(b, '-')
 			continue
 		}
-		b = keyInt(b, int64(len(v)))
+		b = AppendKeyInt(b, int64(len(v)))
 		for _, s := range v {
-			b = keyString(b, s)
+			b = AppendKeyPhrase(b, s)
 		}
 	}
 	return b

@@ -3,7 +3,6 @@ package report
 import (
 	"reflect"
 	"slices"
-	"strconv"
 
 	"github.com/fpcheck/fpcheck/replay"
 )
@@ -73,33 +72,23 @@ func listKey(ss []string) string { return string(appendList(nil, ss)) }
 
 func appendList(b []byte, ss []string) []byte {
 	for _, s := range ss {
-		b = appendPhrase(b, s)
+		b = replay.AppendKeyPhrase(b, s)
 	}
 	return b
-}
-
-func appendPhrase(b []byte, s string) []byte {
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	b = append(b, ':')
-	return append(b, s...)
 }
 
 // rowsKey names a ledger by everything its rows hold, each list preceded
 // by its length and each phrase by its own.
 func rowsKey(rows []Row) []byte {
 	var b []byte
-	num := func(n int64) {
-		b = strconv.AppendInt(b, n, 10)
-		b = append(b, ',')
-	}
 	for i := range rows {
 		r := &rows[i]
 		b = replay.AppendRowKey(b, &r.Row)
-		b = appendPhrase(b, string(r.State))
-		b = appendPhrase(b, r.LastFired)
-		num(int64(len(r.Parts)))
+		b = replay.AppendKeyPhrase(b, string(r.State))
+		b = replay.AppendKeyPhrase(b, r.LastFired)
+		b = replay.AppendKeyInt(b, int64(len(r.Parts)))
 		b = appendList(b, r.Parts)
-		num(int64(len(r.ToolsAbsent)))
+		b = replay.AppendKeyInt(b, int64(len(r.ToolsAbsent)))
 		b = appendList(b, r.ToolsAbsent)
 	}
 	return b
