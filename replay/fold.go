@@ -204,6 +204,27 @@ func (f *Fold) Add(ev *recording.Event) error {
 	return nil
 }
 
+// Fallible says what Add and End may still fail on: anything until
+// the fold has armed, and its run's first agent.run_configured (config)
+// until that is read. Past both, Add never fails and End fails only with
+// a dead check in dev posture. The answer changes only in a call to Add or
+// End, so a caller that folds the run on another goroutine can ask it
+// after each call it makes itself and trust it in between.
+func (f *Fold) Fallible() (anything, config bool) {
+	return f.err != nil || !f.armed, f.err != nil || !f.configured
+}
+
+// ReadsNames reports whether folding an event of type typ may read the
+// book of call names (Options.Names), or End may when typ is empty: a
+// caller that folds runs on several goroutines makes such a call wait
+// until the earlier runs of the conversation have ended. Only the armed
+// replay reads the book, so an event the fold holds reads nothing of it,
+// nor does the run's first agent.run_configured arming a fold that holds
+// nothing. Like Fallible, it is asked between calls to Add.
+func (f *Fold) ReadsNames(typ string) bool {
+	return typ == "" || f.armed || len(f.held) > 0 || seamEvent(typ)
+}
+
 // configure reads the run's first agent.run_configured: it arms the fold,
 // or, read too late for that, is stated when it would have changed what
 // the replay judges.

@@ -268,25 +268,67 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	// configuration end with a few.
 	ledgers := replay.NewLedgers()
 	opts := p.recordingOptions()
+	// With cores to spare, the runs are folded on a pool of goroutines
+	// while the loader reads on (see foldPool); with one, on the loader's.
+	var pool *foldPool
+	if p.workers > 1 {
+		pool = newFoldPool(p.workers, p.opts.MaxRunBytes)
+		defer func() {
+			if pool != nil {
+				pool.abort()
+			}
+		}()
+	}
+	var slotsMu sync.Mutex
+	// A run is judged when its own last event is read, so one that never
+	// ends holds only itself; only runs that share the book of call names
+	// wait for the earlier ones of their conversation.
+	release := replay.NamesOrder(checks.Registry, p.decls, p.posture())
+	// The loader asks Release of each new run, in the order of Run.Seq,
+	// just before it asks for the run's fold when the run may start at
+	// once: then the last answer is the run's. A run whose fold is asked
+	// for later waited, so it is ordered; a document's runs are not asked
+	// about, and count as ordered too.
+	var asked int
+	var lastOrdered bool
+	opts.Release = func(first *recording.Event) (string, bool) {
+		group, ordered := release(first)
+		asked, lastOrdered = asked+1, ordered
+		return group, ordered
+	}
 	opts.Fold = func(run *recording.Run) (recording.RunFold, error) {
-		f, err := replay.NewFold(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Ledgers: ledgers, Encounters: p.opts.Encounters,
+		own := run
+		if pool != nil {
+			// The pool folds a header of its own: the loader goes on
+			// writing its run (Events, SessionID) while the fold reads.
+			// The events collected while the run waited are fed to the
+			// fold; only a snapshot's map ownership reads them again.
+			h := *run
+			if h.Snapshot == nil {
+				h.Events = nil
+			}
+			own = &h
+		}
+		f, err := replay.NewFold(own, p.decls, replay.Options{Posture: p.posture(), Names: names, Ledgers: ledgers, Encounters: p.opts.Encounters,
 			KeepInMemory: replay.KeepInMemoryFor(p.opts.MaxRunBytes)})
 		if err != nil {
 			return nil, err
 		}
-		rf := &runFold{run: run, fold: f, reader: report.NewRunReader(run), explain: p.opts.Explain, tools: len(p.declNames) > 0, decls: p.decls}
+		rf := &runFold{run: own, fold: f, reader: report.NewRunReader(own), explain: p.opts.Explain, tools: len(p.declNames) > 0, decls: p.decls}
 		rf.done = func(rr *report.RunResult) {
+			slotsMu.Lock()
+			defer slotsMu.Unlock()
 			for len(slots) <= run.Seq {
 				slots = append(slots, nil)
 			}
 			slots[run.Seq] = rr
 		}
-		return rf, nil
+		if pool == nil {
+			return rf, nil
+		}
+		ordered := asked != run.Seq+1 || lastOrdered
+		return pool.wrap(rf, run, ordered), nil
 	}
-	// A run is judged when its own last event is read, so one that never
-	// ends holds only itself; only runs that share the book of call names
-	// wait for the earlier ones of their conversation.
-	opts.Release = replay.NamesOrder(checks.Registry, p.decls, p.posture())
 	opts.Spare = func() int {
 		n := int(p.spare.Swap(0))
 		borrowed += n
@@ -311,6 +353,14 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		st, err = recording.Load(path, opts, nil)
 	}
 	p.spare.Add(int64(borrowed))
+	if pool != nil {
+		// Every run handed over is folded before its result is read.
+		perr := pool.close()
+		pool = nil
+		if err == nil {
+			err = perr
+		}
+	}
 	if _, ok := errors.AsType[*recording.RunStop](err); ok {
 		// Only that run stopped: the input was read to its end and its
 		// other runs are judged; Stats.StoppedRuns says which runs did
@@ -376,6 +426,19 @@ func (f *runFold) End() error {
 	}
 	f.done(&rr)
 	return nil
+}
+
+// Fallible is what Add and End may still fail on (replay.Fold.Fallible).
+func (f *runFold) Fallible() (anything, config bool) { return f.fold.Fallible() }
+
+// ReadsNames is replay.Fold.ReadsNames.
+func (f *runFold) ReadsNames(typ string) bool { return f.fold.ReadsNames(typ) }
+
+// EndAs is End for a fold whose run is a copy of the loader's: session is
+// the loader's run's session at its end.
+func (f *runFold) EndAs(session string) error {
+	f.run.SessionID = session
+	return f.End()
 }
 
 // Drop lets a run stopped at a limit go: nothing of it is reported, and
