@@ -39,6 +39,12 @@ import (
 // events, so it is folded. The loader waits on the pool (for room in the
 // queue, for a run's batches to be folded, for earlier Ends) and the pool's
 // goroutines never wait on the loader, so the loader's waits end too.
+//
+// The pool's goroutines read nothing of a run the loader still writes: a
+// fold arms (reading the run's header, and for a document its events) in
+// a fallible call, on the loader's goroutine, and the run's session, which
+// the loader may fill in until the run ends, is read at End, after the
+// loader's last write to it, with the pool's lock in between.
 type foldPool struct {
 	// limit is the --max-run-bytes the loader holds Kept to.
 	limit int64
@@ -50,8 +56,9 @@ type foldPool struct {
 	// parked are the runs that wait for earlier Ends, in the order they
 	// were created, which is the order of their waitFor.
 	parked []*pooledFold
-	// live are the runs created and neither ended nor dropped.
-	live map[*pooledFold]struct{}
+	// busy counts the runs scheduled, ends the Ends requested and not
+	// yet folded.
+	busy, ends int
 	// queued is the memory of the batches queued, every run's.
 	queued int64
 	// requested counts the Ends requested (the loader's alone); folded
@@ -80,9 +87,14 @@ type foldPool struct {
 // foldBatchBytes bytes, and the loader waits while more than foldQueueBytes
 // are queued, so what the pool holds is bounded whatever the input.
 const (
-	foldBatchEvents = 256
+	foldBatchEvents = 128
 	foldBatchBytes  = 64 << 10
 	foldQueueBytes  = 2 << 20
+	// foldQueueEnds bounds the runs ended and not yet folded: each holds
+	// its replay's state, which the bytes queued do not count.
+	foldQueueEnds = 16
+	// foldFreeBatches bounds the batches kept for reuse.
+	foldFreeBatches = 8
 )
 
 // A fold keeps, per event, at most a few entries per byte of the event's
@@ -95,27 +107,36 @@ const (
 	foldEventGrowth = 4 << 10
 )
 
+// foldPoolCores is the fewest cores an input needs for its runs to be
+// folded on a pool. On two, the decoders already keep both busy while the
+// loader folds (the real-shaped stream of tools/bench: 1.8 cores, wall
+// time about half the CPU time), so a pool only adds its cost: the copies,
+// the hand-overs and events folded away from the cache that decoded them
+// (10 % more CPU with every check armed, the same wall time). From three,
+// the loader's goroutine, a third of the CPU, becomes the longest path
+// (an estimate from the profile: the bench machine has two cores).
+const foldPoolCores = 3
+
 // foldTestHook is called as a pool goroutine starts each batch (tests).
 var foldTestHook = func() {}
 
 type foldBatch struct {
 	events []recording.Event
 	arena  []byte
-	// bytes is the batch's memory, growth the bound of what its events
-	// add to the fold's Kept.
+	// bytes is the batch's memory once queued, growth the bound of what
+	// its events add to the fold's Kept.
 	bytes, growth int64
-	// end asks for the run's End after the events, with the run's
-	// session as the loader knows it then; ticket is the End's number.
-	end     bool
-	session string
-	ticket  int
+	// end asks for the run's End after the events; ticket is the End's
+	// number.
+	end    bool
+	ticket int
 }
 
 func newFoldPool(workers int, limit int64) *foldPool {
 	if limit <= 0 {
 		limit = recording.DefaultMaxRunBytes
 	}
-	p := &foldPool{limit: limit, live: map[*pooledFold]struct{}{}, above: map[int]bool{}}
+	p := &foldPool{limit: limit, above: map[int]bool{}}
 	p.work, p.progress = sync.NewCond(&p.mu), sync.NewCond(&p.mu)
 	for range workers {
 		p.wg.Go(p.serve)
@@ -129,16 +150,12 @@ type poolable interface {
 	// Fallible and ReadsNames are replay.Fold's.
 	Fallible() (anything, config bool)
 	ReadsNames(typ string) bool
-	// EndAs is End, with the run's session as the loader knows it then.
-	EndAs(session string) error
 }
 
 // pooledFold is one run's fold as the loader sees it when the pool folds it.
 type pooledFold struct {
 	pool  *foldPool
 	inner poolable
-	// run is the loader's run, whose session it may still fill in.
-	run *recording.Run
 	// The loader's own: the batch it fills, and what Fallible said after
 	// the last event folded on its goroutine.
 	batch            *foldBatch
@@ -160,10 +177,9 @@ type pooledFold struct {
 
 // wrap hands rf's run to the pool. ordered says whether the run may read
 // the book of call names (replay.NamesOrder).
-func (p *foldPool) wrap(rf poolable, run *recording.Run, ordered bool) *pooledFold {
-	f := &pooledFold{pool: p, inner: rf, run: run, anyFail: true, cfgFail: true, waitFor: p.requested}
+func (p *foldPool) wrap(rf poolable, ordered bool) *pooledFold {
+	f := &pooledFold{pool: p, inner: rf, anyFail: true, cfgFail: true, waitFor: p.requested}
 	p.mu.Lock()
-	p.live[f] = struct{}{}
 	if ordered && p.folded < f.waitFor {
 		f.held = true
 		p.parked = append(p.parked, f)
@@ -200,7 +216,6 @@ func (f *pooledFold) Add(ev *recording.Event) error {
 		c.Payload = b.arena[at:len(b.arena):len(b.arena)]
 	}
 	b.events = append(b.events, c)
-	b.bytes += eventRecord + int64(len(ev.Payload))
 	b.growth += eventGrowth(ev)
 	if len(b.events) >= foldBatchEvents || len(b.arena) >= foldBatchBytes {
 		f.flush()
@@ -256,26 +271,33 @@ func (f *pooledFold) End() error {
 	if err := p.failed(); err != nil {
 		return err
 	}
+	p.mu.Lock()
+	for p.ends >= foldQueueEnds && !p.broken {
+		p.progress.Wait()
+	}
 	ticket := p.requested
 	p.requested++
-	p.mu.Lock()
-	delete(p.live, f)
+	p.ends++
+	// A run that has not armed arms now, and may fail: on this goroutine,
+	// as its other fallible events. So does a run with nothing queued
+	// that may go on at once (one-event runs, mostly): handing its End
+	// over would cost more than it.
+	here := f.anyFail || f.batch == nil && f.idle() && !f.held
 	p.mu.Unlock()
-	if f.anyFail {
-		// A run that has not armed arms now, and may fail: on this
-		// goroutine, as its other fallible events. The End counts as
-		// folded even if it panics, so that nothing waits for it.
+	if here {
+		// The End counts as folded even if it panics, so that nothing
+		// waits for it.
 		defer func() {
 			p.mu.Lock()
 			p.fold(ticket)
 			p.mu.Unlock()
 		}()
-		return f.here("", func() error { return f.inner.EndAs(f.run.SessionID) })
+		return f.here("", f.inner.End)
 	}
 	if f.batch == nil {
 		f.batch = p.batch()
 	}
-	f.batch.end, f.batch.session, f.batch.ticket = true, f.run.SessionID, ticket
+	f.batch.end, f.batch.ticket = true, ticket
 	f.flush()
 	return nil
 }
@@ -312,7 +334,6 @@ func (f *pooledFold) abandon() {
 	}
 	f.queue = nil
 	f.growth.Store(0)
-	delete(p.live, f)
 	p.progress.Broadcast()
 }
 
@@ -359,6 +380,9 @@ func (f *pooledFold) flush() {
 		return
 	}
 	f.batch = nil
+	// What the batch holds, not only what it fills: a batch of small
+	// events still holds its whole arena.
+	b.bytes = int64(cap(b.arena)) + int64(cap(b.events))*eventRecord
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for p.queued > foldQueueBytes && !p.broken {
@@ -381,6 +405,7 @@ func (f *pooledFold) schedule() {
 		return
 	}
 	f.scheduled = true
+	f.pool.busy++
 	f.pool.ready = append(f.pool.ready, f)
 	f.pool.work.Signal()
 }
@@ -400,7 +425,7 @@ func (p *foldPool) batch() *foldBatch {
 // recycle keeps a batch for reuse, unless it grew for a large payload
 // (p.mu held).
 func (p *foldPool) recycle(b *foldBatch) {
-	if cap(b.arena) > 2*foldBatchBytes || len(p.free) >= foldQueueBytes/foldBatchBytes {
+	if cap(b.arena) > 2*foldBatchBytes || len(p.free) >= foldFreeBatches {
 		return
 	}
 	clear(b.events)
@@ -411,6 +436,7 @@ func (p *foldPool) recycle(b *foldBatch) {
 // fold notes that End number ticket is folded, and lets the runs that
 // waited for it go on (p.mu held).
 func (p *foldPool) fold(ticket int) {
+	p.ends--
 	p.above[ticket] = true
 	for p.above[p.folded] {
 		delete(p.above, p.folded)
@@ -484,6 +510,7 @@ func (p *foldPool) serve() {
 			p.progress.Broadcast()
 		}
 		f.scheduled = false
+		p.busy--
 		if f.dropped && !f.released {
 			f.released = true
 			p.mu.Unlock()
@@ -516,7 +543,7 @@ func (p *foldPool) foldBatch(f *pooledFold, b *foldBatch) (err error) {
 		}
 	}
 	if b.end {
-		if err := f.inner.EndAs(b.session); err != nil {
+		if err := f.inner.End(); err != nil {
 			return err
 		}
 	}
@@ -524,32 +551,16 @@ func (p *foldPool) foldBatch(f *pooledFold, b *foldBatch) (err error) {
 	return nil
 }
 
-// close folds what was queued, lets go the runs never ended (the input
-// stopped before their end), and stops the pool's goroutines. A panic on
-// one of them is carried out here; an error one returned is the input's.
+// close folds what was queued and stops the pool's goroutines. The runs
+// never ended (the input stopped before their end) are let go with what
+// they hold, as the loader lets them go. A panic on one of the pool's
+// goroutines is carried out here; an error one returned is the input's.
 func (p *foldPool) close() error {
 	if p.open != nil {
 		p.open.flush()
 	}
 	p.mu.Lock()
-	left := make([]*pooledFold, 0, len(p.live))
-	for f := range p.live {
-		left = append(left, f)
-	}
-	for _, f := range left {
-		if f.batch != nil {
-			p.recycle(f.batch)
-			f.batch = nil
-		}
-		f.abandon()
-		if !f.scheduled && !f.released {
-			f.released = true
-			p.mu.Unlock()
-			f.inner.Drop()
-			p.mu.Lock()
-		}
-	}
-	for !p.broken && p.folded < p.requested {
+	for !p.broken && (p.ends > 0 || p.busy > 0) {
 		p.progress.Wait()
 	}
 	p.closing = true

@@ -113,7 +113,7 @@ func TestFoldPoolMatchesSerial(t *testing.T) {
 		for _, format := range [][]string{{"--format", "json"}, {"--format", "text", "--color=never"}} {
 			args := append(append([]string{"analyze"}, format...), tc.flags...)
 			code1, out1, err1 := run(t, nil, append(args, "-j", "1", path)...)
-			for _, j := range []string{"2", "4"} {
+			for _, j := range []string{"2", "3", "4"} {
 				code, out, errOut := run(t, nil, append(args, "-j", j, path)...)
 				if code != code1 || out != out1 || errOut != err1 {
 					t.Errorf("%s %v: -j %s differs from -j 1 (exit %d vs %d)\n-j 1:\n%s\n-j %s:\n%s\nstderr %q vs %q",
@@ -180,11 +180,10 @@ func (f *fakeFold) Add(ev *recording.Event) error {
 	return nil
 }
 func (f *fakeFold) Kept() int64                       { return int64(f.events) }
-func (f *fakeFold) End() error                        { return f.EndAs("") }
 func (f *fakeFold) Drop()                             { f.log.add(f.name + " dropped") }
 func (f *fakeFold) Fallible() (anything, config bool) { return f.events == 0, f.events == 0 }
 func (f *fakeFold) ReadsNames(string) bool            { return true }
-func (f *fakeFold) EndAs(string) error {
+func (f *fakeFold) End() error {
 	time.Sleep(f.slow)
 	f.log.add(f.name + " ends")
 	return nil
@@ -207,9 +206,8 @@ func TestFoldPoolWaitsForEarlierEnds(t *testing.T) {
 				}
 			}
 		}
-		run := &recording.Run{}
-		a := p.wrap(&fakeFold{name: "a", log: log, slow: 30 * time.Millisecond}, run, false)
-		b := p.wrap(&fakeFold{name: "b", log: log, slow: 30 * time.Millisecond}, run, true)
+		a := p.wrap(&fakeFold{name: "a", log: log, slow: 30 * time.Millisecond}, false)
+		b := p.wrap(&fakeFold{name: "b", log: log, slow: 30 * time.Millisecond}, true)
 		add(a, 600)
 		add(b, 600)
 		if err := a.End(); err != nil {
@@ -217,8 +215,8 @@ func TestFoldPoolWaitsForEarlierEnds(t *testing.T) {
 		}
 		// c is created after a's End was asked for: it waits for it, not
 		// for b's, asked for later.
-		c := p.wrap(&fakeFold{name: "c", log: log}, run, true)
-		d := p.wrap(&fakeFold{name: "d", log: log}, run, false)
+		c := p.wrap(&fakeFold{name: "c", log: log}, true)
+		d := p.wrap(&fakeFold{name: "d", log: log}, false)
 		add(c, 300)
 		add(d, 300)
 		if err := b.End(); err != nil {

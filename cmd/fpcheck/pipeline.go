@@ -269,9 +269,9 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	ledgers := replay.NewLedgers()
 	opts := p.recordingOptions()
 	// With cores to spare, the runs are folded on a pool of goroutines
-	// while the loader reads on (see foldPool); with one, on the loader's.
+	// while the loader reads on (see foldPool); else on the loader's.
 	var pool *foldPool
-	if p.workers > 1 {
+	if p.workers >= foldPoolCores {
 		pool = newFoldPool(p.workers, p.opts.MaxRunBytes)
 		defer func() {
 			if pool != nil {
@@ -297,24 +297,12 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		return group, ordered
 	}
 	opts.Fold = func(run *recording.Run) (recording.RunFold, error) {
-		own := run
-		if pool != nil {
-			// The pool folds a header of its own: the loader goes on
-			// writing its run (Events, SessionID) while the fold reads.
-			// The events collected while the run waited are fed to the
-			// fold; only a snapshot's map ownership reads them again.
-			h := *run
-			if h.Snapshot == nil {
-				h.Events = nil
-			}
-			own = &h
-		}
-		f, err := replay.NewFold(own, p.decls, replay.Options{Posture: p.posture(), Names: names, Ledgers: ledgers, Encounters: p.opts.Encounters,
+		f, err := replay.NewFold(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Ledgers: ledgers, Encounters: p.opts.Encounters,
 			KeepInMemory: replay.KeepInMemoryFor(p.opts.MaxRunBytes)})
 		if err != nil {
 			return nil, err
 		}
-		rf := &runFold{run: own, fold: f, reader: report.NewRunReader(own), explain: p.opts.Explain, tools: len(p.declNames) > 0, decls: p.decls}
+		rf := &runFold{run: run, fold: f, reader: report.NewRunReader(run), explain: p.opts.Explain, tools: len(p.declNames) > 0, decls: p.decls}
 		rf.done = func(rr *report.RunResult) {
 			slotsMu.Lock()
 			defer slotsMu.Unlock()
@@ -327,7 +315,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 			return rf, nil
 		}
 		ordered := asked != run.Seq+1 || lastOrdered
-		return pool.wrap(rf, run, ordered), nil
+		return pool.wrap(rf, ordered), nil
 	}
 	opts.Spare = func() int {
 		n := int(p.spare.Swap(0))
@@ -433,13 +421,6 @@ func (f *runFold) Fallible() (anything, config bool) { return f.fold.Fallible() 
 
 // ReadsNames is replay.Fold.ReadsNames.
 func (f *runFold) ReadsNames(typ string) bool { return f.fold.ReadsNames(typ) }
-
-// EndAs is End for a fold whose run is a copy of the loader's: session is
-// the loader's run's session at its end.
-func (f *runFold) EndAs(session string) error {
-	f.run.SessionID = session
-	return f.End()
-}
 
 // Drop lets a run stopped at a limit go: nothing of it is reported, and
 // what its replay kept (its temporary file included) is released now.
