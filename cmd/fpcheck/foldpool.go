@@ -360,8 +360,10 @@ func (f *pooledFold) here(typ string, fn func() error) error {
 		return errFoldBroken
 	}
 	err := fn()
-	f.kept.Store(f.inner.Kept())
-	f.anyFail, f.cfgFail = f.inner.Fallible()
+	if typ != "" {
+		f.kept.Store(f.inner.Kept())
+		f.anyFail, f.cfgFail = f.inner.Fallible()
+	}
 	return err
 }
 
@@ -543,9 +545,8 @@ func (p *foldPool) foldBatch(f *pooledFold, b *foldBatch) (err error) {
 		}
 	}
 	if b.end {
-		if err := f.inner.End(); err != nil {
-			return err
-		}
+		// Nothing asks what an ended fold keeps.
+		return f.inner.End()
 	}
 	f.kept.Store(f.inner.Kept())
 	return nil
