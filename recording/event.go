@@ -120,6 +120,22 @@ type RunFold interface {
 	Drop()
 }
 
+// BookFold is a RunFold that tells which events read what the earlier
+// runs of its group leave behind (the book of call names): a run that waits
+// for them may fold the events before the first that does
+// (Options.FoldWhileWaiting).
+type BookFold interface {
+	RunFold
+	// AsksBook reports whether folding ev may read what the earlier runs
+	// of the group leave; asked between calls to Add, before ev is added.
+	AsksBook(ev *Event) bool
+}
+
+// DefaultWaitingFoldBytes is how much a waiting run collects before its
+// fold is started under Options.FoldWhileWaiting: a run of a few events
+// costs less collected than folded, a long one less folded.
+const DefaultWaitingFoldBytes = 64 << 10
+
 // SnapshotFacts is the part of a recording's engine snapshot a replay needs.
 // The loader streams past the rest of the snapshot without keeping it.
 type SnapshotFacts struct {

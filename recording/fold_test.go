@@ -219,3 +219,101 @@ func TestFoldErrorStopsInput(t *testing.T) {
 		t.Fatalf("err = %v, want the fold's own error", err)
 	}
 }
+
+// bookFold is a logFold whose tool_end events ask the book.
+type bookFold struct{ *logFold }
+
+func (f bookFold) AsksBook(ev *Event) bool { return ev.Type == TypeToolEnd }
+
+// TestFoldWhileWaiting: a run that waits for an earlier run of its group
+// starts its fold once it has collected WaitingFoldBytes, is fed every
+// event up to the first that asks the book, collects that one and the
+// rest, and is fed them once the earlier run is handed over; the folds of
+// a group start in the order of their runs, and a run that starts with
+// anything but its run_configured waits as before.
+func TestFoldWhileWaiting(t *testing.T) {
+	bySession := func(first *Event) (string, bool) { return first.Meta.SessionID, true }
+	tests := []struct {
+		name      string
+		stream    string
+		threshold int64
+		want      []string
+	}{
+		{
+			name: "a waiting run folds up to the event that asks the book",
+			stream: releaseLine("agent.run_configured", "a", "s") + releaseLine("agent.run_configured", "b", "s") +
+				releaseLine("agent.turn_start", "b", "s") + releaseLine("stream.tool_end", "b", "s") +
+				releaseLine("agent.turn_start", "b", "s") + releaseLine("integrity.disposition", "a", "s") +
+				releaseLine("integrity.disposition", "b", "s"),
+			threshold: 1,
+			want: []string{"start a (0 held)", "add a", "start b (1 held)", "add b", "add b", "add a", "end a",
+				"add b", "add b", "add b", "end b"},
+		},
+		{
+			name: "below the threshold a waiting run collects",
+			stream: releaseLine("agent.run_configured", "a", "s") + releaseLine("agent.run_configured", "b", "s") +
+				releaseLine("agent.turn_start", "b", "s") + releaseLine("integrity.disposition", "a", "s") +
+				releaseLine("integrity.disposition", "b", "s"),
+			threshold: 1 << 20,
+			want: []string{"start a (0 held)", "add a", "add a", "end a", "start b (2 held)", "add b", "add b",
+				"add b", "end b"},
+		},
+		{
+			name: "an earlier waiting run starts its fold first",
+			stream: releaseLine("agent.run_configured", "a", "s") + releaseLine("agent.run_configured", "b", "s") +
+				releaseLine("agent.run_configured", "c", "s") + releaseLine("agent.turn_start", "c", "s") +
+				releaseLine("agent.turn_start", "c", "s") + releaseLine("integrity.disposition", "a", "s") +
+				releaseLine("integrity.disposition", "b", "s") + releaseLine("integrity.disposition", "c", "s"),
+			threshold: 2*eventRecord + 8,
+			want: []string{"start a (0 held)", "add a", "start b (1 held)", "add b", "start c (3 held)", "add c", "add c", "add c",
+				"add a", "end a", "add b", "end b", "add c", "end c"},
+		},
+		{
+			name: "a run that does not start with its run_configured waits",
+			stream: releaseLine("agent.run_configured", "a", "s") + releaseLine("agent.turn_start", "b", "s") +
+				releaseLine("agent.run_configured", "b", "s") + releaseLine("integrity.disposition", "a", "s") +
+				releaseLine("integrity.disposition", "b", "s"),
+			threshold: 1,
+			want: []string{"start a (0 held)", "add a", "add a", "end a", "start b (2 held)", "add b", "add b",
+				"add b", "end b"},
+		},
+	}
+	for _, tc := range tests {
+		for _, workers := range []int{1, 3} {
+			var log []string
+			var ended []*Run
+			opts := Options{Workers: workers, Release: bySession, FoldWhileWaiting: true, WaitingFoldBytes: tc.threshold}
+			opts.Fold = func(run *Run) (RunFold, error) {
+				log = append(log, fmt.Sprintf("start %s (%d held)", run.ID, len(run.Events)))
+				return bookFold{&logFold{run: run, log: &log, ended: &ended}}, nil
+			}
+			if _, err := LoadReader("s.jsonl", strings.NewReader(tc.stream), opts, nil); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if diff := cmp.Diff(tc.want, log); diff != "" {
+				t.Errorf("%s, %d workers (-want +got):\n%s", tc.name, workers, diff)
+			}
+			var seen []string
+			for _, r := range ended {
+				for _, ev := range r.Events {
+					seen = append(seen, r.ID+" "+ev.Type)
+				}
+			}
+			var want []string
+			for _, line := range strings.SplitAfter(strings.TrimSpace(tc.stream), "\n") {
+				var ev struct {
+					Type string
+					Meta struct{ RunID string }
+				}
+				if err := json.Unmarshal([]byte(line), &ev); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, ev.Meta.RunID+" "+ev.Type)
+			}
+			slices.SortStableFunc(want, func(x, y string) int { return strings.Compare(x[:1], y[:1]) })
+			if diff := cmp.Diff(want, seen); diff != "" {
+				t.Errorf("%s, %d workers: each fold should see its run's events in order (-want +got):\n%s", tc.name, workers, diff)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package recording
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,6 +135,8 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 	l.split.filter = l.opts.PayloadFilter
 	l.split.release = l.opts.Release
 	l.split.fold = l.opts.Fold
+	l.split.foldWaiting = l.opts.FoldWhileWaiting
+	l.split.waitingBytes = cmp.Or(l.opts.WaitingFoldBytes, DefaultWaitingFoldBytes)
 	l.split.aliased = l.split.filter != nil || l.split.fold != nil
 	l.dec.alias = l.split.aliased
 	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}

@@ -91,6 +91,18 @@ type Options struct {
 	// set. The loader's callback is then called with the run, its Events
 	// nil, after the fold has ended.
 	Fold func(run *Run) (RunFold, error)
+	// FoldWhileWaiting says that the folds Fold returns are BookFolds: a
+	// run that must wait for the earlier ordered runs of its group, and
+	// has collected WaitingFoldBytes of events meanwhile (0 is
+	// DefaultWaitingFoldBytes), has its fold
+	// started at once and fed every event up to the first one that
+	// AsksBook; that event and the rest are collected until the run may
+	// start. A run that waits then holds what its fold keeps, not its
+	// events. Runs are still folded in the order of their events, and a
+	// run's fold still reads the book only once its earlier runs are
+	// handed over.
+	FoldWhileWaiting bool
+	WaitingFoldBytes int64
 
 	// batchLines and batchBytes bound one batch of lines handed to a
 	// worker (defaults 256 lines, 1 MiB), and inFlightBytes the batches

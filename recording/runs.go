@@ -53,6 +53,10 @@ type splitter struct {
 	// the runs of each group not yet handed over, in first-event order.
 	release func(first *Event) (group string, ordered bool)
 	groups  map[string][]*runState
+	// foldWaiting is Options.FoldWhileWaiting, waitingBytes its
+	// threshold.
+	foldWaiting  bool
+	waitingBytes int64
 	// seq numbers the runs in first-event order (Run.Seq).
 	seq int
 
@@ -86,6 +90,12 @@ type runState struct {
 	// fold is the run's fold once it has started (see splitter.start):
 	// from then on its events go to it and Events stays empty.
 	fold RunFold
+	// waits is true while the run's fold may not read the book of its
+	// group (Options.Release: an earlier ordered run of its group is not
+	// handed over). Under Options.FoldWhileWaiting its fold may have
+	// started meanwhile (see foldAhead): it is then fed the events up to
+	// the first one that asks the book, and Events collects the rest.
+	waits bool
 }
 
 func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
@@ -152,9 +162,12 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			sp.queue = append(sp.queue, rs)
 		}
 		continued = seg > 0
-		if sp.folding() && !waits {
-			if err := sp.start(rs); err != nil {
-				return continued, err
+		if sp.folding() {
+			rs.waits = waits
+			if !waits {
+				if err := sp.start(rs); err != nil {
+					return continued, err
+				}
 			}
 		}
 	}
@@ -178,7 +191,7 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	if dropped {
 		ev.Payload, ev.PayloadDropped = nil, true
 	}
-	if rs.fold != nil {
+	if rs.fold != nil && (!rs.waits || len(r.Events) == 0 && !rs.fold.(BookFold).AsksBook(&ev)) {
 		if err := rs.fold.Add(&ev); err != nil {
 			return continued, &callbackError{err}
 		}
@@ -197,11 +210,73 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	// bytes, or a few thousand tool results of megabytes, are both within
 	// the events limit and both far beyond what a run should hold.
 	rs.bytes += eventRecord + int64(len(ev.Payload))
-	if sp.maxBytes > 0 && rs.bytes > sp.maxBytes {
+	if sp.maxBytes > 0 && rs.bytes+rs.foldKept() > sp.maxBytes {
 		return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
 	}
 	r.Events = append(r.Events, ev)
+	if rs.waits && rs.fold == nil && sp.foldWaiting && rs.bytes >= sp.waitingBytes && r.Events[0].Type == TypeRunConfigured {
+		if err := sp.foldWaitingGroup(rs); err != nil {
+			return continued, err
+		}
+		if sp.maxBytes > 0 && rs.bytes+rs.foldKept() > sp.maxBytes {
+			return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
+		}
+	}
 	return continued, sp.ended(rs, ev.Type)
+}
+
+// foldKept is what the run's fold keeps, if it has started.
+func (rs *runState) foldKept() int64 {
+	if rs.fold == nil {
+		return 0
+	}
+	return rs.fold.Kept()
+}
+
+// foldWaitingGroup starts the fold of a waiting run (Options.FoldWhileWaiting),
+// and first those of the earlier waiting runs of its group that have none:
+// folds take their places in the book in the order their runs started.
+func (sp *splitter) foldWaitingGroup(rs *runState) error {
+	for _, x := range sp.groups[rs.group] {
+		if x.waits && x.fold == nil && !x.stopped && len(x.run.Events) > 0 && x.run.Events[0].Type == TypeRunConfigured {
+			if err := sp.foldAhead(x); err != nil {
+				return err
+			}
+		}
+		if x == rs {
+			break
+		}
+	}
+	return nil
+}
+
+// foldAhead starts the fold of a run that still waits and feeds it the
+// events collected up to the first one that asks the book; the run keeps
+// that one and the rest. A run whose first event is its
+// agent.run_configured arms on it, which Release has read already, so the
+// fold fails on nothing it is fed here.
+func (sp *splitter) foldAhead(rs *runState) error {
+	f, err := sp.fold(rs.run)
+	if err != nil {
+		return &callbackError{err}
+	}
+	rs.fold = f
+	bf := f.(BookFold)
+	evs := rs.run.Events
+	k := 0
+	for ; k < len(evs) && !bf.AsksBook(&evs[k]); k++ {
+		if err := f.Add(&evs[k]); err != nil {
+			return &callbackError{err}
+		}
+	}
+	rs.run.Events, rs.bytes = nil, 0
+	if k < len(evs) {
+		rs.run.Events = append(make([]Event, 0, len(evs)-k), evs[k:]...)
+		for i := range rs.run.Events {
+			rs.bytes += eventRecord + int64(len(rs.run.Events[i].Payload))
+		}
+	}
+	return nil
 }
 
 func (sp *splitter) tooBig(id string) error {
@@ -214,11 +289,15 @@ func (sp *splitter) folding() bool { return sp.fold != nil && !sp.holdLast }
 // start begins a run's fold and feeds it the events collected while the
 // run waited; from then on the run keeps nothing of its own.
 func (sp *splitter) start(rs *runState) error {
-	f, err := sp.fold(rs.run)
-	if err != nil {
-		return &callbackError{err}
+	rs.waits = false
+	f := rs.fold
+	if f == nil {
+		var err error
+		if f, err = sp.fold(rs.run); err != nil {
+			return &callbackError{err}
+		}
+		rs.fold = f
 	}
-	rs.fold = f
 	evs := rs.run.Events
 	for i := range evs {
 		if err := f.Add(&evs[i]); err != nil {
@@ -298,7 +377,7 @@ func (sp *splitter) releaseRun(rs *runState) error {
 	}
 	// The first run of the group still being read may start now: every
 	// earlier one has gone.
-	if next := q[n]; n > 0 && sp.folding() && next.fold == nil && !next.stopped {
+	if next := q[n]; n > 0 && next.waits && !next.stopped {
 		return sp.start(next)
 	}
 	return nil
@@ -317,7 +396,7 @@ func (sp *splitter) handOver(rs *runState) error {
 		return nil
 	}
 	if sp.fold != nil {
-		if rs.fold == nil {
+		if rs.fold == nil || rs.waits {
 			if err := sp.start(rs); err != nil {
 				return err
 			}

@@ -32,6 +32,8 @@ type CallNames struct {
 	kept int
 	// named maps a conversation and a call id to the runs that named it.
 	named map[callKey][]namedBy
+	// lookups counts the names looked up, which tests hold AsksBook to.
+	lookups int
 }
 
 // maxBookNames bounds the names one book keeps, so a crafted input of
@@ -99,6 +101,7 @@ func (v callNamesView) name(id string) string {
 	}
 	v.book.mu.Lock()
 	defer v.book.mu.Unlock()
+	v.book.lookups++
 	name := ""
 	for _, n := range v.book.named[callKey{*v.session, id}] {
 		if n.run >= v.run {
@@ -316,3 +319,66 @@ func NamesOrder(reg []*checks.Check, decl *checks.Declarations, posture string) 
 		return group, namesRead(reg, effective, p, false)
 	}
 }
+
+// asksBook reports whether handling ev may look the book up: it serves a
+// tool result whose call id the run has not named itself, so serve asks
+// earlier runs for the tool. It reads the event as handle will, from the
+// same bytes and the names the run states so far, and errs towards true.
+func (e *engine) asksBook(ev *recording.Event) bool {
+	if e.earlier.book == nil {
+		return false
+	}
+	switch ev.Type {
+	case recording.TypeContextInjected:
+		if !e.need.frame && !e.need.evictions && !e.need.served {
+			return false
+		}
+		var p injectedPayload
+		if !decodeInjected(ev.Payload, &p, nil, e.slow) {
+			return false
+		}
+		return p.Slot == "messages" && p.RawContent != nil && roleOf(p) == checks.RoleTool && e.unnamed(p.SourceID)
+	case recording.TypeToolEnd:
+		if !e.need.served {
+			return false
+		}
+		var p toolEndPayload
+		if !decodeToolEnd(ev.Payload, &p, e.slow) || len(p.Result) == 0 {
+			return false
+		}
+		if call, started := e.toolCalls[p.ToolCallID]; started {
+			return call.Name == "" && p.ToolCallID != ""
+		}
+		return e.unnamed(p.ToolCallID)
+	case recording.TypeIterationEnd:
+		if !e.need.frame && !e.need.evictions && !e.need.served {
+			return false
+		}
+		var p iterationEndPayload
+		if !decodeIterationEnd(ev.Payload, &p, e.slow) || len(p.History) == 0 || string(p.History) == "null" {
+			return false
+		}
+		msgs, ok := decodeHistory(p.History, false, e.slow)
+		if !ok {
+			return false
+		}
+		named := map[string]bool{}
+		for _, m := range msgs {
+			for _, tc := range m.ToolCalls {
+				if tc.ID != "" && tc.Name != "" {
+					named[tc.ID] = true
+				}
+			}
+		}
+		for _, m := range msgs {
+			if m.Role == checks.RoleTool && m.ToolName == "" && !named[m.ToolCallID] && e.unnamed(m.ToolCallID) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unnamed reports whether serving a result of call id would ask the book:
+// the id is not empty and the run names no tool for it.
+func (e *engine) unnamed(id string) bool { return id != "" && e.callNames[id] == "" }

@@ -225,6 +225,26 @@ func (f *Fold) ReadsNames(typ string) bool {
 	return typ == "" || f.armed || len(f.held) > 0 || seamEvent(typ)
 }
 
+// AsksBook reports whether folding ev may look up the book of call names:
+// whether it serves a tool result the run does not name itself (see
+// engine.asksBook), or arms the fold with events held. It is exact where
+// the fold is armed and errs towards true elsewhere. A run whose earlier
+// runs have not written the book yet may fold every event before the
+// first for which it is true, and then must hold that event and the rest
+// until they have (recording.Options.FoldWhileWaiting). Like Fallible, it
+// is asked between calls to Add.
+func (f *Fold) AsksBook(ev *recording.Event) bool {
+	switch {
+	case f.err != nil || f.ended || f.opts.Names == nil:
+		return false
+	case f.armed:
+		return f.e.asksBook(ev)
+	case ev.Type == recording.TypeRunConfigured:
+		return !f.configured && len(f.held) > 0
+	}
+	return seamEvent(ev.Type)
+}
+
 // configure reads the run's first agent.run_configured: it arms the fold,
 // or, read too late for that, is stated when it would have changed what
 // the replay judges.

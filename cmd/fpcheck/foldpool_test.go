@@ -72,11 +72,21 @@ func deadRuns(stream []byte) []byte {
 	return out.Bytes()
 }
 
-// TestFoldPoolMatchesSerial: runs folded on the pool's goroutines give the
-// report, the exit code and the messages of a fold on the loader's own,
-// for interleaved runs, follow-up turns that read the book of call names,
-// runs stopped at their limits and dead checks in dev posture.
-func TestFoldPoolMatchesSerial(t *testing.T) {
+// foldCase is an input of the tests that hold one way of folding runs to
+// another: its file, the flags to read it with, how many runs must be
+// stopped at a limit and how often the follow-up turns' finding named.
+type foldCase struct {
+	name           string
+	path           string
+	flags          []string
+	stopped, finds int
+}
+
+// foldCases writes the inputs of those tests into a temporary directory:
+// interleaved runs, follow-up turns that read the book of call names, runs
+// stopped at their limits and dead checks in dev posture.
+func foldCases(t *testing.T) []foldCase {
+	t.Helper()
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
@@ -92,8 +102,7 @@ func TestFoldPoolMatchesSerial(t *testing.T) {
 	short := synth.Config{Runs: 4, Iterations: 3, ToolResultBytes: 256, Findings: true, Seed: 11}
 	mixed := append(synthStream(t, short, "short"), synthStream(t, long, "long")...)
 	mixed = append(mixed, synthStream(t, interleaved, "pair")...)
-
-	tests := []struct {
+	cases := []struct {
 		name  string
 		input []byte
 		flags []string
@@ -108,8 +117,21 @@ func TestFoldPoolMatchesSerial(t *testing.T) {
 		{name: "runs stopped at --max-events-per-run", input: mixed, flags: []string{"--declarations", decls, "--max-events-per-run", "100"}, stopped: 12},
 		{name: "dead checks in dev posture", input: deadRuns(mixed), flags: []string{"--declarations", decls, "--posture", "dev"}},
 	}
+	var out []foldCase
+	for _, c := range cases {
+		out = append(out, foldCase{name: c.name, path: write(strings.ReplaceAll(c.name, " ", "-")+".jsonl", c.input), flags: c.flags, stopped: c.stopped, finds: c.finds})
+	}
+	return out
+}
+
+// TestFoldPoolMatchesSerial: runs folded on the pool's goroutines give the
+// report, the exit code and the messages of a fold on the loader's own,
+// for interleaved runs, follow-up turns that read the book of call names,
+// runs stopped at their limits and dead checks in dev posture.
+func TestFoldPoolMatchesSerial(t *testing.T) {
+	tests := foldCases(t)
 	for _, tc := range tests {
-		path := write(strings.ReplaceAll(tc.name, " ", "-")+".jsonl", tc.input)
+		path := tc.path
 		for _, format := range [][]string{{"--format", "json"}, {"--format", "text", "--color=never"}} {
 			args := append(append([]string{"analyze"}, format...), tc.flags...)
 			code1, out1, err1 := run(t, nil, append(args, "-j", "1", path)...)

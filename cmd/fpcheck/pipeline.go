@@ -317,6 +317,12 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		ordered := asked != run.Seq+1 || lastOrdered
 		return pool.wrap(rf, ordered), nil
 	}
+	// A run that waits for the earlier runs of its conversation folds
+	// what reads nothing of their names meanwhile, instead of holding its
+	// events. The pool keeps its own order (foldPool.wrap), which a fold
+	// started early would not follow.
+	opts.FoldWhileWaiting = pool == nil && !holdWaitingRuns
+	opts.WaitingFoldBytes = waitingFoldBytes
 	opts.Spare = func() int {
 		n := int(p.spare.Swap(0))
 		borrowed += n
@@ -365,6 +371,14 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	}
 	return report.InputResult{Stats: st, Runs: runs, Err: err}
 }
+
+// holdWaitingRuns and waitingFoldBytes are the loader's way with runs
+// that wait for earlier ones (recording.Options.FoldWhileWaiting), which
+// tests hold against each other: off, and on from the first byte.
+var (
+	holdWaitingRuns  bool
+	waitingFoldBytes int64
+)
 
 // runFold is one run of an input folded as the loader reads it: the replay,
 // the report's own reading of the run and, for a report that shows findings
@@ -418,6 +432,9 @@ func (f *runFold) End() error {
 
 // Fallible is what Add and End may still fail on (replay.Fold.Fallible).
 func (f *runFold) Fallible() (anything, config bool) { return f.fold.Fallible() }
+
+// AsksBook is replay.Fold.AsksBook.
+func (f *runFold) AsksBook(ev *recording.Event) bool { return f.fold.AsksBook(ev) }
 
 // ReadsNames is replay.Fold.ReadsNames.
 func (f *runFold) ReadsNames(typ string) bool { return f.fold.ReadsNames(typ) }

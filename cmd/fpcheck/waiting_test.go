@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fpcheck/fpcheck/internal/synth"
+)
+
+// TestWaitingRunsFoldMatchHeld: runs that wait for the earlier runs of
+// their conversation and fold what reads nothing of the book meanwhile
+// (recording.Options.FoldWhileWaiting) give the report, the exit code and
+// the messages of runs that hold their events until they may start, from
+// the first byte a run waits and at the default threshold, for
+// interleaved runs, follow-up turns that read the book, runs stopped at
+// their limits and dead checks in dev posture.
+func TestWaitingRunsFoldMatchHeld(t *testing.T) {
+	defer func(h bool, n int64) { holdWaitingRuns, waitingFoldBytes = h, n }(holdWaitingRuns, waitingFoldBytes)
+	tests := foldCases(t)
+	dir := t.TempDir()
+	extra := []struct {
+		name  string
+		input []byte
+		flags []string
+	}{
+		// The second run of each pair collects more than the default
+		// threshold before the first ends.
+		{name: "large interleaved runs", input: synthStream(t, synth.Config{Runs: 4, Iterations: 12, ToolResultBytes: 8192, Findings: true, Interleave: true, Seed: 13}, ""),
+			flags: []string{"--declarations", tests[0].flags[1]}},
+		{name: "follow-up turns behind an unfinished run", input: append(unfinishedHead(), followUpTurns(t, 6)...),
+			flags: []string{"--declarations", "../../testdata/recordings/claims/empty-lookup-earlier-turn/declarations.yaml"}},
+	}
+	for _, c := range extra {
+		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".jsonl")
+		if err := os.WriteFile(p, c.input, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests, foldCase{name: c.name, path: p, flags: c.flags})
+	}
+	modes := []struct {
+		name  string
+		hold  bool
+		bytes int64
+	}{
+		{"held", true, 0},
+		{"folded from the first byte", false, 1},
+		{"folded past the default threshold", false, 0},
+	}
+	for _, tc := range tests {
+		path := tc.path
+		for _, format := range [][]string{{"--format", "json"}, {"--format", "text", "--color=never"}} {
+			for _, j := range []string{"1", "2"} {
+				args := append(append(append([]string{"analyze"}, format...), tc.flags...), "-j", j, path)
+				var code0 int
+				var out0, err0 string
+				for i, m := range modes {
+					holdWaitingRuns, waitingFoldBytes = m.hold, m.bytes
+					code, out, errOut := run(t, nil, args...)
+					if i == 0 {
+						code0, out0, err0 = code, out, errOut
+						continue
+					}
+					if code != code0 || out != out0 || errOut != err0 {
+						t.Errorf("%s %v -j %s: %s differs from held (exit %d vs %d)\nheld:\n%s\n%s:\n%s\nstderr %q vs %q",
+							tc.name, format, j, m.name, code, code0, head(out0), m.name, head(out), errOut, err0)
+					}
+				}
+			}
+		}
+	}
+}
+
+// unfinishedHead is a run that starts a stream and never ends, with no
+// session: every session-less run after it that reads the book waits for
+// the end of the input.
+func unfinishedHead() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"agentfootprint.agent.run_configured","payload":{"agentId":"a"},"meta":{"runId":"head"}}` + "\n")
+	for i := range 3 {
+		b.WriteString(`{"type":"agentfootprint.context.injected","payload":{"slot":"messages","source":"user","rawContent":"hello ` + strconv.Itoa(i) + `","contentHash":"00000000"},"meta":{"runId":"head"}}` + "\n")
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,85 @@
+package replay
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
+)
+
+// TestAsksBookBeforeEveryLookup holds Fold.AsksBook to what folding an
+// event does: no event looks the book of call names up unless AsksBook
+// said it may, just before it was added, over every fixture and corpus
+// recording and follow-up turns that do look names up, under every
+// variant of declarations, with the runs of each input sharing one book
+// as the pipeline's do.
+func TestAsksBookBeforeEveryLookup(t *testing.T) {
+	lookups, asked := 0, 0
+	check := func(name string, runs []*recording.Run, decl *checks.Declarations, opts Options) {
+		book := NewCallNames()
+		opts.Names = book
+		for _, whole := range runs {
+			header := *whole
+			header.Events = nil
+			f, err := NewFold(&header, decl, opts)
+			if err != nil {
+				return
+			}
+			for i := range whole.Events {
+				ev := &whole.Events[i]
+				asks := f.AsksBook(ev)
+				before := book.lookups
+				if f.Add(ev) != nil {
+					break
+				}
+				if asks {
+					asked++
+				}
+				if book.lookups > before {
+					lookups++
+					if !asks {
+						t.Errorf("%s run %s: line %d (%s) looked the book up, but AsksBook said it would not", name, whole.ID, ev.Line, ev.Type)
+					}
+				}
+			}
+			f.End()
+		}
+	}
+	forEachEquivalenceCase(t, func(name string, _ []byte, runs []*recording.Run, _ declVariant, decl *checks.Declarations, opts Options) {
+		check(name, runs, decl, opts)
+	})
+	dir := filepath.Join(claimsRoot, "empty-lookup-earlier-turn")
+	data, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml, err := os.ReadFile(filepath.Join(dir, "declarations.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl, err := checks.ParseDeclarations("declarations.yaml", yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second turn no longer names call-1 itself: its tool-result
+	// message and history ask the first turn's names.
+	var follow bytes.Buffer
+	for i := range 3 {
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if bytes.Contains(line, []byte(`"runId":"run-fleet-turn-2"`)) {
+				line = bytes.ReplaceAll(line, []byte(`"toolName":"fleet_report"`), []byte(`"toolName":""`))
+				line = bytes.ReplaceAll(line, []byte(`"id":"call-1","name":"fleet_report"`), []byte(`"id":"call-1","name":""`))
+			}
+			follow.Write(bytes.ReplaceAll(line, []byte(`"runId":"run-fleet-`), fmt.Appendf(nil, `"runId":"pair-%d-`, i)))
+		}
+	}
+	check("follow-up turns", loadAll(t, "follow.jsonl", follow.Bytes()), decl, Options{})
+	if lookups == 0 {
+		t.Fatal("no event looked the book up: the test shows nothing")
+	}
+	t.Logf("%d events looked the book up, %d were said to", lookups, asked)
+}
