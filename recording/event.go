@@ -123,7 +123,7 @@ type RunFold interface {
 // BookFold is a RunFold that tells which events read what the earlier
 // runs of its group leave behind (the book of call names): a run that waits
 // for them may fold the events before the first that does
-// (Options.FoldWhileWaiting).
+// (Options.StartLate).
 type BookFold interface {
 	RunFold
 	// AsksBook reports whether folding ev may read what the earlier runs
@@ -131,10 +131,9 @@ type BookFold interface {
 	AsksBook(ev *Event) bool
 }
 
-// DefaultWaitingFoldBytes is how much a waiting run collects before its
-// fold is started under Options.FoldWhileWaiting: a run of a few events
-// costs less collected than folded, a long one less folded.
-const DefaultWaitingFoldBytes = 64 << 10
+// DefaultLateFoldBytes is how much a late run collects before its fold is
+// started (Options.StartLate).
+const DefaultLateFoldBytes = 64 << 10
 
 // SnapshotFacts is the part of a recording's engine snapshot a replay needs.
 // The loader streams past the rest of the snapshot without keeping it.

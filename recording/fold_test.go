@@ -225,13 +225,12 @@ type bookFold struct{ *logFold }
 
 func (f bookFold) AsksBook(ev *Event) bool { return ev.Type == TypeToolEnd }
 
-// TestFoldWhileWaiting: a run that waits for an earlier run of its group
-// starts its fold once it has collected WaitingFoldBytes, is fed every
-// event up to the first that asks the book, collects that one and the
-// rest, and is fed them once the earlier run is handed over; the folds of
-// a group start in the order of their runs, and a run that starts with
-// anything but its run_configured waits as before.
-func TestFoldWhileWaiting(t *testing.T) {
+// TestLateFolds: a late run (Options.StartLate) starts its fold once it
+// has collected LateFoldBytes, or when it is handed over; one that waits
+// for an earlier run of its group is then fed every event up to the first
+// that asks the book, collects that one and the rest, and is fed them once
+// the earlier run is handed over; a run that is not late starts as before.
+func TestLateFolds(t *testing.T) {
 	bySession := func(first *Event) (string, bool) { return first.Meta.SessionID, true }
 	tests := []struct {
 		name      string
@@ -246,27 +245,27 @@ func TestFoldWhileWaiting(t *testing.T) {
 				releaseLine("agent.turn_start", "b", "s") + releaseLine("integrity.disposition", "a", "s") +
 				releaseLine("integrity.disposition", "b", "s"),
 			threshold: 1,
-			want: []string{"start a (0 held)", "add a", "start b (1 held)", "add b", "add b", "add a", "end a",
+			want: []string{"start a (1 held)", "add a", "start b (1 held)", "add b", "add b", "add a", "end a",
 				"add b", "add b", "add b", "end b"},
 		},
 		{
-			name: "below the threshold a waiting run collects",
+			name: "below the threshold runs are folded when handed over",
 			stream: releaseLine("agent.run_configured", "a", "s") + releaseLine("agent.run_configured", "b", "s") +
 				releaseLine("agent.turn_start", "b", "s") + releaseLine("integrity.disposition", "a", "s") +
 				releaseLine("integrity.disposition", "b", "s"),
 			threshold: 1 << 20,
-			want: []string{"start a (0 held)", "add a", "add a", "end a", "start b (2 held)", "add b", "add b",
+			want: []string{"start a (2 held)", "add a", "add a", "end a", "start b (3 held)", "add b", "add b",
 				"add b", "end b"},
 		},
 		{
-			name: "an earlier waiting run starts its fold first",
+			name: "a later run of the group may start its fold first",
 			stream: releaseLine("agent.run_configured", "a", "s") + releaseLine("agent.run_configured", "b", "s") +
 				releaseLine("agent.run_configured", "c", "s") + releaseLine("agent.turn_start", "c", "s") +
 				releaseLine("agent.turn_start", "c", "s") + releaseLine("integrity.disposition", "a", "s") +
 				releaseLine("integrity.disposition", "b", "s") + releaseLine("integrity.disposition", "c", "s"),
 			threshold: 2*eventRecord + 8,
-			want: []string{"start a (0 held)", "add a", "start b (1 held)", "add b", "start c (3 held)", "add c", "add c", "add c",
-				"add a", "end a", "add b", "end b", "add c", "end c"},
+			want: []string{"start c (3 held)", "add c", "add c", "add c", "start a (2 held)", "add a", "add a", "end a",
+				"start b (2 held)", "add b", "add b", "end b", "add c", "end c"},
 		},
 		{
 			name: "a run that does not start with its run_configured waits",
@@ -274,7 +273,7 @@ func TestFoldWhileWaiting(t *testing.T) {
 				releaseLine("agent.run_configured", "b", "s") + releaseLine("integrity.disposition", "a", "s") +
 				releaseLine("integrity.disposition", "b", "s"),
 			threshold: 1,
-			want: []string{"start a (0 held)", "add a", "add a", "end a", "start b (2 held)", "add b", "add b",
+			want: []string{"start a (1 held)", "add a", "add a", "end a", "start b (2 held)", "add b", "add b",
 				"add b", "end b"},
 		},
 	}
@@ -282,7 +281,8 @@ func TestFoldWhileWaiting(t *testing.T) {
 		for _, workers := range []int{1, 3} {
 			var log []string
 			var ended []*Run
-			opts := Options{Workers: workers, Release: bySession, FoldWhileWaiting: true, WaitingFoldBytes: tc.threshold}
+			late := func(first *Event) bool { return first.Type == TypeRunConfigured }
+			opts := Options{Workers: workers, Release: bySession, StartLate: late, LateFoldBytes: tc.threshold}
 			opts.Fold = func(run *Run) (RunFold, error) {
 				log = append(log, fmt.Sprintf("start %s (%d held)", run.ID, len(run.Events)))
 				return bookFold{&logFold{run: run, log: &log, ended: &ended}}, nil

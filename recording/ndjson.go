@@ -135,8 +135,8 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 	l.split.filter = l.opts.PayloadFilter
 	l.split.release = l.opts.Release
 	l.split.fold = l.opts.Fold
-	l.split.foldWaiting = l.opts.FoldWhileWaiting
-	l.split.waitingBytes = cmp.Or(l.opts.WaitingFoldBytes, DefaultWaitingFoldBytes)
+	l.split.startLate = l.opts.StartLate
+	l.split.lateBytes = cmp.Or(l.opts.LateFoldBytes, DefaultLateFoldBytes)
 	l.split.aliased = l.split.filter != nil || l.split.fold != nil
 	l.dec.alias = l.split.aliased
 	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}

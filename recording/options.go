@@ -81,7 +81,8 @@ type Options struct {
 	// Fold, when non-nil, folds each run instead of collecting it: the
 	// loader asks it for a run's fold when the run may start (at its first
 	// event, or for a run Release calls ordered, once the earlier ordered
-	// runs of its group are handed over), feeds the fold each event of the
+	// runs of its group are handed over; see StartLate for runs that start
+	// later), feeds the fold each event of the
 	// run as it is read, and ends it where the run would be handed over.
 	// A live run keeps no events of its own: what it costs is what its
 	// fold says it keeps (RunFold.Kept), held to MaxRunBytes. The events of
@@ -91,18 +92,20 @@ type Options struct {
 	// set. The loader's callback is then called with the run, its Events
 	// nil, after the fold has ended.
 	Fold func(run *Run) (RunFold, error)
-	// FoldWhileWaiting says that the folds Fold returns are BookFolds: a
-	// run that must wait for the earlier ordered runs of its group, and
-	// has collected WaitingFoldBytes of events meanwhile (0 is
-	// DefaultWaitingFoldBytes), has its fold
-	// started at once and fed every event up to the first one that
-	// AsksBook; that event and the rest are collected until the run may
-	// start. A run that waits then holds what its fold keeps, not its
-	// events. Runs are still folded in the order of their events, and a
-	// run's fold still reads the book only once its earlier runs are
-	// handed over.
-	FoldWhileWaiting bool
-	WaitingFoldBytes int64
+	// StartLate, when non-nil, is asked once per run of a stream, with
+	// its first event: true lets the run's fold start once the run has
+	// collected LateFoldBytes of events (0 is DefaultLateFoldBytes), or
+	// when it is handed over, rather than at once. A run of a few events
+	// costs less collected than folded (a fold's state is kilobytes), a
+	// long one less folded. The caller answers true only for a run whose
+	// fold will fail on none of its events. A late run that waits for
+	// the earlier ordered runs of its group (Release) has its fold started
+	// at that size all the same, and, when the fold is a BookFold, fed
+	// every event up to the first one that AsksBook; that event and the
+	// rest are collected until the run may start. Events collected count
+	// against MaxRunBytes, beside what the fold keeps.
+	StartLate     func(first *Event) bool
+	LateFoldBytes int64
 
 	// batchLines and batchBytes bound one batch of lines handed to a
 	// worker (defaults 256 lines, 1 MiB), and inFlightBytes the batches

@@ -53,10 +53,9 @@ type splitter struct {
 	// the runs of each group not yet handed over, in first-event order.
 	release func(first *Event) (group string, ordered bool)
 	groups  map[string][]*runState
-	// foldWaiting is Options.FoldWhileWaiting, waitingBytes its
-	// threshold.
-	foldWaiting  bool
-	waitingBytes int64
+	// startLate is Options.StartLate, lateBytes Options.LateFoldBytes.
+	startLate func(first *Event) bool
+	lateBytes int64
 	// seq numbers the runs in first-event order (Run.Seq).
 	seq int
 
@@ -92,10 +91,13 @@ type runState struct {
 	fold RunFold
 	// waits is true while the run's fold may not read the book of its
 	// group (Options.Release: an earlier ordered run of its group is not
-	// handed over). Under Options.FoldWhileWaiting its fold may have
-	// started meanwhile (see foldAhead): it is then fed the events up to
-	// the first one that asks the book, and Events collects the rest.
+	// handed over). A late run's fold may have started meanwhile (see
+	// foldAhead): it is then fed the events up to the first one that
+	// asks the book, and Events collects the rest.
 	waits bool
+	// late is true when the run's fold may start once the run has
+	// collected lateBytes (Options.StartLate), rather than at once.
+	late bool
 }
 
 func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
@@ -141,7 +143,7 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			HeadMissing: ev.Type != TypeRunConfigured && ev.Type != TypeTurnStart,
 		}}
 		sp.seq++
-		if sp.filter != nil || sp.release != nil {
+		if sp.filter != nil || sp.release != nil || sp.startLate != nil {
 			// A copy, so that ev itself does not escape on every call.
 			first := ev
 			if sp.filter != nil {
@@ -150,6 +152,7 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			if sp.release != nil {
 				rs.group, rs.ordered = sp.release(&first)
 			}
+			rs.late = sp.folding() && sp.startLate != nil && sp.startLate(&first)
 		}
 		sp.live[id] = rs
 		waits := false
@@ -164,7 +167,7 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 		continued = seg > 0
 		if sp.folding() {
 			rs.waits = waits
-			if !waits {
+			if !waits && !rs.late {
 				if err := sp.start(rs); err != nil {
 					return continued, err
 				}
@@ -191,7 +194,7 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	if dropped {
 		ev.Payload, ev.PayloadDropped = nil, true
 	}
-	if rs.fold != nil && (!rs.waits || len(r.Events) == 0 && !rs.fold.(BookFold).AsksBook(&ev)) {
+	if rs.fold != nil && (!rs.waits || len(r.Events) == 0 && !asksBook(rs.fold, &ev)) {
 		if err := rs.fold.Add(&ev); err != nil {
 			return continued, &callbackError{err}
 		}
@@ -214,8 +217,14 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 		return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
 	}
 	r.Events = append(r.Events, ev)
-	if rs.waits && rs.fold == nil && sp.foldWaiting && rs.bytes >= sp.waitingBytes && r.Events[0].Type == TypeRunConfigured {
-		if err := sp.foldWaitingGroup(rs); err != nil {
+	if rs.late && rs.fold == nil && rs.bytes >= sp.lateBytes {
+		var err error
+		if rs.waits {
+			err = sp.foldAhead(rs)
+		} else {
+			err = sp.start(rs)
+		}
+		if err != nil {
 			return continued, err
 		}
 		if sp.maxBytes > 0 && rs.bytes+rs.foldKept() > sp.maxBytes {
@@ -233,38 +242,24 @@ func (rs *runState) foldKept() int64 {
 	return rs.fold.Kept()
 }
 
-// foldWaitingGroup starts the fold of a waiting run (Options.FoldWhileWaiting),
-// and first those of the earlier waiting runs of its group that have none:
-// folds take their places in the book in the order their runs started.
-func (sp *splitter) foldWaitingGroup(rs *runState) error {
-	for _, x := range sp.groups[rs.group] {
-		if x.waits && x.fold == nil && !x.stopped && len(x.run.Events) > 0 && x.run.Events[0].Type == TypeRunConfigured {
-			if err := sp.foldAhead(x); err != nil {
-				return err
-			}
-		}
-		if x == rs {
-			break
-		}
-	}
-	return nil
+// asksBook is BookFold.AsksBook, true for a fold that does not tell.
+func asksBook(f RunFold, ev *Event) bool {
+	bf, ok := f.(BookFold)
+	return !ok || bf.AsksBook(ev)
 }
 
-// foldAhead starts the fold of a run that still waits and feeds it the
-// events collected up to the first one that asks the book; the run keeps
-// that one and the rest. A run whose first event is its
-// agent.run_configured arms on it, which Release has read already, so the
-// fold fails on nothing it is fed here.
+// foldAhead starts the fold of a late run that still waits and feeds it
+// the events collected up to the first one that asks the book; the run
+// keeps that one and the rest.
 func (sp *splitter) foldAhead(rs *runState) error {
 	f, err := sp.fold(rs.run)
 	if err != nil {
 		return &callbackError{err}
 	}
 	rs.fold = f
-	bf := f.(BookFold)
 	evs := rs.run.Events
 	k := 0
-	for ; k < len(evs) && !bf.AsksBook(&evs[k]); k++ {
+	for ; k < len(evs) && !asksBook(f, &evs[k]); k++ {
 		if err := f.Add(&evs[k]); err != nil {
 			return &callbackError{err}
 		}
@@ -378,7 +373,10 @@ func (sp *splitter) releaseRun(rs *runState) error {
 	// The first run of the group still being read may start now: every
 	// earlier one has gone.
 	if next := q[n]; n > 0 && next.waits && !next.stopped {
-		return sp.start(next)
+		next.waits = false
+		if next.fold != nil || !next.late || next.bytes >= sp.lateBytes {
+			return sp.start(next)
+		}
 	}
 	return nil
 }

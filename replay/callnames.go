@@ -62,13 +62,17 @@ type callNamesView struct {
 }
 
 // start takes a run's place in the book and returns its view of what
-// came before it. Runs must start in input order: a run reads the names of
-// the runs that started before it, once they have ended.
-func (b *CallNames) start(session *string) callNamesView {
+// came before it: its place is seq, or, when seq is negative, after every
+// run started so far, so runs must then start in input order. A run reads
+// the names of the runs before it, once they have ended.
+func (b *CallNames) start(session *string, seq int) callNamesView {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	idx := b.runs
 	b.runs++
+	if seq >= 0 {
+		idx = seq
+	}
 	return callNamesView{book: b, session: session, run: idx}
 }
 

@@ -139,7 +139,35 @@ func TestRefusedRowsReconcile(t *testing.T) {
 // as Prepare does.
 func (b *CallNames) enter(run *recording.Run, slow bool) callNamesView {
 	session := run.SessionID
-	v := b.start(&session)
+	v := b.start(&session, -1)
 	v.write(statedNames(run, slow))
 	return v
+}
+
+// TestBookBySeq: places taken by sequence number let folds start in any
+// order: a run reads the names of the runs before it in the input, never
+// of those after it, whichever started first.
+func TestBookBySeq(t *testing.T) {
+	b := NewCallNames()
+	session := ""
+	later := b.start(&session, 1)
+	earlier := b.start(&session, 0)
+	last := b.start(&session, 2)
+	earlier.write(map[string]string{"call-1": "fleet_report"}, []string{"call-1"})
+	later.write(map[string]string{"call-2": "backup_status"}, []string{"call-2"})
+	for _, tc := range []struct {
+		name string
+		view callNamesView
+		id   string
+		want string
+	}{
+		{"a later run reads an earlier one that started after it", later, "call-1", "fleet_report"},
+		{"an earlier run does not read a later one", earlier, "call-2", ""},
+		{"the last run reads both", last, "call-2", "backup_status"},
+		{"the last run reads both", last, "call-1", "fleet_report"},
+	} {
+		if got := tc.view.name(tc.id); got != tc.want {
+			t.Errorf("%s: %s is %q, want %q", tc.name, tc.id, got, tc.want)
+		}
+	}
 }

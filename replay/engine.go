@@ -24,6 +24,10 @@ type Options struct {
 	// input order (see NewCallNames and NewFold); nil reads each run
 	// alone.
 	Names *CallNames
+	// BySeq places each run in the book by its Run.Seq (the loader's
+	// first-event order) instead of by when its fold starts, so that the
+	// folds of an input may start in any order (recording.Options.StartLate).
+	BySeq bool
 	// Encounters keeps the iteration of every encounter in
 	// Evidence.Encounters, for a report that draws a timeline; it costs
 	// memory that grows with the run's iterations.

@@ -123,7 +123,11 @@ func newFold(reg []*checks.Check, run *recording.Run, decl *checks.Declarations,
 	}
 	f := &Fold{reg: reg, run: run, file: decl, opts: opts, slow: slow, session: run.SessionID, store: newTextStore(opts.KeepInMemory)}
 	if opts.Names != nil {
-		f.view = opts.Names.start(&f.session)
+		seq := -1
+		if opts.BySeq {
+			seq = run.Seq
+		}
+		f.view = opts.Names.start(&f.session, seq)
 		f.names = &namesStated{}
 	}
 	return f, nil
@@ -231,7 +235,7 @@ func (f *Fold) ReadsNames(typ string) bool {
 // the fold is armed and errs towards true elsewhere. A run whose earlier
 // runs have not written the book yet may fold every event before the
 // first for which it is true, and then must hold that event and the rest
-// until they have (recording.Options.FoldWhileWaiting). Like Fallible, it
+// until they have (recording.Options.StartLate). Like Fallible, it
 // is asked between calls to Add.
 func (f *Fold) AsksBook(ev *recording.Event) bool {
 	switch {
@@ -243,6 +247,25 @@ func (f *Fold) AsksBook(ev *recording.Event) bool {
 		return !f.configured && len(f.held) > 0
 	}
 	return seamEvent(ev.Type)
+}
+
+// LateStart is the loader's StartLate (recording.Options) for the runs of
+// an input replayed under decl in posture: a run whose first event is its
+// agent.run_configured, carrying declarations fpcheck honours, arms on that
+// event and fails on nothing after it, so its fold may start late. Dev
+// posture is left out: there a fold runs the canaries when it arms.
+func LateStart(decl *checks.Declarations, posture string) func(first *recording.Event) bool {
+	return func(first *recording.Event) bool {
+		if first.Type != recording.TypeRunConfigured {
+			return false
+		}
+		d, err := declarationsOf("", first)
+		if err != nil {
+			return false
+		}
+		p, err := postureOf(posture, checks.Merge(d, decl))
+		return err == nil && p != checks.PostureDev
+	}
 }
 
 // configure reads the run's first agent.run_configured: it arms the fold,

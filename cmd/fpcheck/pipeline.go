@@ -297,7 +297,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		return group, ordered
 	}
 	opts.Fold = func(run *recording.Run) (recording.RunFold, error) {
-		f, err := replay.NewFold(run, p.decls, replay.Options{Posture: p.posture(), Names: names, Ledgers: ledgers, Encounters: p.opts.Encounters,
+		f, err := replay.NewFold(run, p.decls, replay.Options{Posture: p.posture(), Names: names, BySeq: true, Ledgers: ledgers, Encounters: p.opts.Encounters,
 			KeepInMemory: replay.KeepInMemoryFor(p.opts.MaxRunBytes)})
 		if err != nil {
 			return nil, err
@@ -317,12 +317,17 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		ordered := asked != run.Seq+1 || lastOrdered
 		return pool.wrap(rf, ordered), nil
 	}
-	// A run that waits for the earlier runs of its conversation folds
-	// what reads nothing of their names meanwhile, instead of holding its
-	// events. The pool keeps its own order (foldPool.wrap), which a fold
-	// started early would not follow.
-	opts.FoldWhileWaiting = pool == nil && !holdWaitingRuns
-	opts.WaitingFoldBytes = waitingFoldBytes
+	// A run collects its first events before its replay starts, so that
+	// a run of a few events (a million of them, all in flight until the
+	// input ends) costs those events rather than a replay's state; a run
+	// that waits for the earlier runs of its conversation then folds what
+	// reads nothing of their names, instead of holding its events. The
+	// pool keeps its own order (foldPool.wrap), which folds started late
+	// would not follow.
+	if pool == nil && !foldAtFirstEvent {
+		opts.StartLate = replay.LateStart(p.decls, p.posture())
+		opts.LateFoldBytes = lateFoldBytes
+	}
 	opts.Spare = func() int {
 		n := int(p.spare.Swap(0))
 		borrowed += n
@@ -372,12 +377,12 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	return report.InputResult{Stats: st, Runs: runs, Err: err}
 }
 
-// holdWaitingRuns and waitingFoldBytes are the loader's way with runs
-// that wait for earlier ones (recording.Options.FoldWhileWaiting), which
-// tests hold against each other: off, and on from the first byte.
+// foldAtFirstEvent and lateFoldBytes are the loader's way of starting
+// runs' folds (recording.Options.StartLate), which tests hold against each
+// other: every fold at its run's first event, or late from the first byte.
 var (
-	holdWaitingRuns  bool
-	waitingFoldBytes int64
+	foldAtFirstEvent bool
+	lateFoldBytes    int64
 )
 
 // runFold is one run of an input folded as the loader reads it: the replay,
