@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -69,80 +68,19 @@ func s3Env(dir string) map[string]string {
 	}
 }
 
-// bucketInputs are the objects the object storage tests read: two
-// recordings, one corrupted in transit, one that is no recording.
-var bucketInputs = map[string]string{
-	"ok.jsonl":              "../../testdata/recordings/formats/clean.jsonl",
-	"runs/defect.jsonl":     "../../testdata/recordings/formats/defect.jsonl",
-	"runs/corrupt.jsonl.gz": "../../testdata/recordings/hostile/corrupt.jsonl.gz",
-	"runs/text.log":         "../../testdata/recordings/hostile/text.log",
-	".hidden/skipped.jsonl": "../../testdata/recordings/formats/defect.jsonl",
-	"notes.md":              "../../testdata/recordings/demo/README.md",
-}
-
-// streamOffsets are the byte offsets a read error is reported near.
-var streamOffsets = regexp.MustCompile(`offset [0-9]+`)
-
-// The same inputs read from a bucket (S3 through the real driver, and a
-// file:// bucket) and from a directory give the same report, in every
-// format, with the same exit code: the same sniffing, limits and loss
-// accounting.
+// The same inputs read from an S3 bucket through the real driver, from a
+// file:// bucket and from a directory give the same report.
 func TestObjectStorageReadsAsFiles(t *testing.T) {
 	dir := t.TempDir()
 	for k, v := range s3Env(dir) {
 		t.Setenv(k, v)
 	}
 	s3 := startFakeS3(t)
-	local := filepath.Join(dir, "day")
-	for key, src := range bucketInputs {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s3.put(t, "recordings", "2026-12-01/"+key, data)
-		p := filepath.Join(local, filepath.FromSlash(key))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tc := range []struct{ name, url, shown string }{
-		{"s3", "s3://recordings/2026-12-01?" + s3.query(), "s3://recordings/2026-12-01"},
-		{"s3 with a trailing slash", "s3://recordings/2026-12-01/?" + s3.query(), "s3://recordings/2026-12-01"},
-		{"file", "file://" + filepath.ToSlash(local), "file://" + filepath.ToSlash(local)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, format := range []string{"json", "text", "jsonl", "markdown", "junit"} {
-				wantCode, want, _ := run(t, nil, "analyze", "--format", format, local)
-				code, got, stderr := run(t, nil, "analyze", "--format", format, tc.url)
-				if code != wantCode {
-					t.Errorf("%s: exit %d from the bucket, %d from the directory (%s)", format, code, wantCode, stderr)
-				}
-				got = strings.ReplaceAll(got, tc.shown, local)
-				// Where a corrupt stream is noticed depends on how its
-				// bytes arrive: a network body comes in smaller reads.
-				got, want = streamOffsets.ReplaceAllString(got, "offset N"), streamOffsets.ReplaceAllString(want, "offset N")
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("%s: the bucket's report differs from the directory's (-directory +bucket):\n%s", format, diff)
-				}
-			}
-		})
-	}
-	// SARIF names an object by its URL.
-	if _, out, _ := run(t, nil, "analyze", "--format", "sarif", "s3://recordings/2026-12-01?"+s3.query()); !strings.Contains(out, `"uri": "s3://recordings/2026-12-01/runs/defect.jsonl"`) {
-		t.Errorf("SARIF does not name the object by its URL:\n%s", head(out))
-	}
-	// One object named itself reads as one file; a missing one is said.
-	code, out, _ := run(t, nil, "analyze", "s3://recordings/2026-12-01/runs/defect.jsonl?"+s3.query())
-	if code != int(ExitDefects) || !strings.Contains(out, "s3://recordings/2026-12-01/runs/defect.jsonl") {
-		t.Errorf("one object: exit %d\n%s", code, head(out))
-	}
-	code, _, stderr := run(t, nil, "analyze", "s3://recordings/2026-11-30?"+s3.query())
-	if code != int(ExitUsage) || !strings.Contains(stderr, "s3://recordings/2026-11-30: no recording objects under this prefix") {
-		t.Errorf("empty prefix: exit %d, %q", code, stderr)
-	}
+	local := stageBucketInputs(t, dir, func(key string, data []byte) { s3.put(t, "recordings", key, data) })
+	checkBucketReadsAsFiles(t, local, func(key string) string { return "s3://recordings/" + key + "?" + s3.query() })
+	t.Run("file", func(t *testing.T) {
+		checkSameReports(t, local, "file://"+filepath.ToSlash(local), "file://"+filepath.ToSlash(local))
+	})
 }
 
 // Shards read from a bucket and merged give the directory's report, and
