@@ -2,9 +2,10 @@
 // object storage through gocloud.dev/blob: s3://, gs://, azblob:// and
 // file:// URLs. A URL naming a prefix is listed like a directory, and each
 // object is streamed to the loader as it is read, never downloaded whole
-// first. Credentials come from each SDK's usual environment (the AWS
-// default chain, Google application default credentials, the
-// AZURE_STORAGE_* variables).
+// first. Credentials come from each cloud's usual environment: the AWS
+// default chain, Google application default credentials (none for a
+// gs:// URL with anonymous=true, or with STORAGE_EMULATOR_HOST naming an
+// emulator), the AZURE_STORAGE_* variables.
 package objstore
 
 import (
@@ -251,7 +252,7 @@ func describe(err error) error {
 	case gcerrors.NotFound:
 		return fmt.Errorf("not found: %w", err)
 	case gcerrors.PermissionDenied:
-		return fmt.Errorf("permission denied (credentials come from the SDK's usual environment): %w", err)
+		return fmt.Errorf("permission denied (credentials come from the cloud's usual environment): %w", err)
 	}
 	return err
 }
