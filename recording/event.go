@@ -132,8 +132,12 @@ type BookFold interface {
 }
 
 // DefaultLateFoldBytes is how much a late run collects before its fold is
-// started (Options.StartLate).
-const DefaultLateFoldBytes = 64 << 10
+// started, and DefaultLateInFlight how many runs may be in flight before a
+// new one starts late (Options.StartLate).
+const (
+	DefaultLateFoldBytes = 64 << 10
+	DefaultLateInFlight  = 1024
+)
 
 // SnapshotFacts is the part of a recording's engine snapshot a replay needs.
 // The loader streams past the rest of the snapshot without keeping it.

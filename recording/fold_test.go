@@ -220,12 +220,33 @@ func TestFoldErrorStopsInput(t *testing.T) {
 	}
 }
 
+// TestLateOnlyAmongManyRuns: a run starts late only when more than
+// LateInFlight runs are in flight, counting itself; one that waits is late
+// whatever is in flight.
+func TestLateOnlyAmongManyRuns(t *testing.T) {
+	stream := releaseLine("agent.run_configured", "a", "s") + releaseLine("agent.run_configured", "b", "t") +
+		releaseLine("integrity.disposition", "a", "s") + releaseLine("agent.run_configured", "c", "t") +
+		releaseLine("integrity.disposition", "b", "t") + releaseLine("integrity.disposition", "c", "t")
+	var log []string
+	var ended []*Run
+	late := func(first *Event) bool { return first.Type == TypeRunConfigured }
+	opts := foldOptions(Options{Release: func(first *Event) (string, bool) { return first.Meta.SessionID, true }, StartLate: late, LateFoldBytes: 1 << 20, LateInFlight: 1}, &log, &ended, 0, 0)
+	if _, err := LoadReader("s.jsonl", strings.NewReader(stream), opts, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"start a (0 held)", "add a", "add a", "end a", "start b (2 held)", "add b", "add b", "end b", "start c (2 held)", "add c", "add c", "end c"}
+	if diff := cmp.Diff(want, log); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 // bookFold is a logFold whose tool_end events ask the book.
 type bookFold struct{ *logFold }
 
 func (f bookFold) AsksBook(ev *Event) bool { return ev.Type == TypeToolEnd }
 
-// TestLateFolds: a late run (Options.StartLate) starts its fold once it
+// TestLateFolds: a late run (Options.StartLate; here every run that may
+// be, whatever else is in flight) starts its fold once it
 // has collected LateFoldBytes, or when it is handed over; one that waits
 // for an earlier run of its group is then fed every event up to the first
 // that asks the book, collects that one and the rest, and is fed them once
@@ -282,7 +303,7 @@ func TestLateFolds(t *testing.T) {
 			var log []string
 			var ended []*Run
 			late := func(first *Event) bool { return first.Type == TypeRunConfigured }
-			opts := Options{Workers: workers, Release: bySession, StartLate: late, LateFoldBytes: tc.threshold}
+			opts := Options{Workers: workers, Release: bySession, StartLate: late, LateFoldBytes: tc.threshold, LateInFlight: -1}
 			opts.Fold = func(run *Run) (RunFold, error) {
 				log = append(log, fmt.Sprintf("start %s (%d held)", run.ID, len(run.Events)))
 				return bookFold{&logFold{run: run, log: &log, ended: &ended}}, nil

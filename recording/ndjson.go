@@ -137,6 +137,7 @@ func (l *loader) readNDJSON(src *source, rotated bool) error {
 	l.split.fold = l.opts.Fold
 	l.split.startLate = l.opts.StartLate
 	l.split.lateBytes = cmp.Or(l.opts.LateFoldBytes, DefaultLateFoldBytes)
+	l.split.lateInFlight = cmp.Or(l.opts.LateInFlight, DefaultLateInFlight)
 	l.split.aliased = l.split.filter != nil || l.split.fold != nil
 	l.dec.alias = l.split.aliased
 	lr := &lineReader{br: src.br, max: l.opts.MaxLineBytes}

@@ -92,20 +92,24 @@ type Options struct {
 	// set. The loader's callback is then called with the run, its Events
 	// nil, after the fold has ended.
 	Fold func(run *Run) (RunFold, error)
-	// StartLate, when non-nil, is asked once per run of a stream, with
-	// its first event: true lets the run's fold start once the run has
-	// collected LateFoldBytes of events (0 is DefaultLateFoldBytes), or
-	// when it is handed over, rather than at once. A run of a few events
-	// costs less collected than folded (a fold's state is kilobytes), a
-	// long one less folded. The caller answers true only for a run whose
-	// fold will fail on none of its events. A late run that waits for
-	// the earlier ordered runs of its group (Release) has its fold started
-	// at that size all the same, and, when the fold is a BookFold, fed
-	// every event up to the first one that AsksBook; that event and the
-	// rest are collected until the run may start. Events collected count
-	// against MaxRunBytes, beside what the fold keeps.
+	// StartLate, when non-nil, is asked of a run of a stream, with its
+	// first event, when the run must wait for the earlier ordered runs of
+	// its group (Release) or starts while more than LateInFlight runs are
+	// in flight (0 is DefaultLateInFlight, a negative number none): true lets the run's fold start
+	// once the run has collected LateFoldBytes of events (0 is
+	// DefaultLateFoldBytes), or when it is handed over, rather than at
+	// once. Among many runs in flight, a run of a few events costs less
+	// collected than folded (a fold's state is kilobytes); elsewhere
+	// collecting only costs a copy of each payload kept. The caller
+	// answers true only for a run whose fold will fail on none of its
+	// events. A late run that waits has its fold started at that size all
+	// the same and, when the fold is a BookFold, fed every event up to the
+	// first one that AsksBook; that event and the rest are collected until
+	// the run may start. Events collected count against MaxRunBytes,
+	// beside what the fold keeps.
 	StartLate     func(first *Event) bool
 	LateFoldBytes int64
+	LateInFlight  int
 
 	// batchLines and batchBytes bound one batch of lines handed to a
 	// worker (defaults 256 lines, 1 MiB), and inFlightBytes the batches

@@ -53,9 +53,11 @@ type splitter struct {
 	// the runs of each group not yet handed over, in first-event order.
 	release func(first *Event) (group string, ordered bool)
 	groups  map[string][]*runState
-	// startLate is Options.StartLate, lateBytes Options.LateFoldBytes.
-	startLate func(first *Event) bool
-	lateBytes int64
+	// startLate is Options.StartLate, lateBytes Options.LateFoldBytes,
+	// lateInFlight Options.LateInFlight.
+	startLate    func(first *Event) bool
+	lateBytes    int64
+	lateInFlight int
 	// seq numbers the runs in first-event order (Run.Seq).
 	seq int
 
@@ -143,16 +145,13 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 			HeadMissing: ev.Type != TypeRunConfigured && ev.Type != TypeTurnStart,
 		}}
 		sp.seq++
-		if sp.filter != nil || sp.release != nil || sp.startLate != nil {
-			// A copy, so that ev itself does not escape on every call.
-			first := ev
-			if sp.filter != nil {
-				rs.keep = sp.filter(&first)
-			}
-			if sp.release != nil {
-				rs.group, rs.ordered = sp.release(&first)
-			}
-			rs.late = sp.folding() && sp.startLate != nil && sp.startLate(&first)
+		// A copy, so that ev itself does not escape on every call.
+		head := ev
+		if sp.filter != nil {
+			rs.keep = sp.filter(&head)
+		}
+		if sp.release != nil {
+			rs.group, rs.ordered = sp.release(&head)
 		}
 		sp.live[id] = rs
 		waits := false
@@ -164,6 +163,10 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 		} else {
 			sp.queue = append(sp.queue, rs)
 		}
+		// Collecting costs a copy of every payload kept: worth it for a
+		// run that waits anyway, or among more runs in flight than their
+		// folds' fixed state should cost.
+		rs.late = sp.folding() && sp.startLate != nil && (waits || len(sp.live) > sp.lateInFlight) && sp.startLate(&head)
 		continued = seg > 0
 		if sp.folding() {
 			rs.waits = waits

@@ -22,7 +22,7 @@ import (
 // interleaved runs, follow-up turns that read the book, runs stopped at
 // their limits and dead checks in dev posture.
 func TestLateFoldsMatchFoldsAtOnce(t *testing.T) {
-	defer func(h bool, n int64) { foldAtFirstEvent, lateFoldBytes = h, n }(foldAtFirstEvent, lateFoldBytes)
+	defer func(h bool, n int64, r int) { foldAtFirstEvent, lateFoldBytes, lateInFlight = h, n, r }(foldAtFirstEvent, lateFoldBytes, lateInFlight)
 	tests := foldCases(t)
 	dir := t.TempDir()
 	hostileDecls := filepath.Join(dir, "hostile.yaml")
@@ -56,13 +56,15 @@ func TestLateFoldsMatchFoldsAtOnce(t *testing.T) {
 		tests = append(tests, foldCase{name: c.name, path: p, flags: c.flags})
 	}
 	modes := []struct {
-		name  string
-		hold  bool
-		bytes int64
+		name     string
+		hold     bool
+		bytes    int64
+		inFlight int
 	}{
-		{"at once", true, 0},
-		{"late from the first byte", false, 1},
-		{"late past the default threshold", false, 0},
+		{"at once", true, 0, 0},
+		{"every run late from the first byte", false, 1, -1},
+		{"every run late past the default size", false, 0, -1},
+		{"the defaults", false, 0, 0},
 	}
 	for _, tc := range tests {
 		path := tc.path
@@ -72,7 +74,7 @@ func TestLateFoldsMatchFoldsAtOnce(t *testing.T) {
 				var code0 int
 				var out0, err0 string
 				for i, m := range modes {
-					foldAtFirstEvent, lateFoldBytes = m.hold, m.bytes
+					foldAtFirstEvent, lateFoldBytes, lateInFlight = m.hold, m.bytes, m.inFlight
 					code, out, errOut := run(t, nil, args...)
 					if i == 0 {
 						code0, out0, err0 = code, out, errOut

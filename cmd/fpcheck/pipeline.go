@@ -317,16 +317,16 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		ordered := asked != run.Seq+1 || lastOrdered
 		return pool.wrap(rf, ordered), nil
 	}
-	// A run collects its first events before its replay starts, so that
-	// a run of a few events (a million of them, all in flight until the
-	// input ends) costs those events rather than a replay's state; a run
-	// that waits for the earlier runs of its conversation then folds what
-	// reads nothing of their names, instead of holding its events. The
-	// pool keeps its own order (foldPool.wrap), which folds started late
-	// would not follow.
+	// Among many runs in flight a run collects its first events before
+	// its replay starts, so that a run of a few events (a million of them,
+	// all in flight until the input ends) costs those events rather than a
+	// replay's state; a run that waits for the earlier runs of its
+	// conversation folds what reads nothing of their names, instead of
+	// holding its events. The pool keeps its own order (foldPool.wrap),
+	// which folds started late would not follow.
 	if pool == nil && !foldAtFirstEvent {
 		opts.StartLate = replay.LateStart(p.decls, p.posture())
-		opts.LateFoldBytes = lateFoldBytes
+		opts.LateFoldBytes, opts.LateInFlight = lateFoldBytes, lateInFlight
 	}
 	opts.Spare = func() int {
 		n := int(p.spare.Swap(0))
@@ -377,12 +377,14 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 	return report.InputResult{Stats: st, Runs: runs, Err: err}
 }
 
-// foldAtFirstEvent and lateFoldBytes are the loader's way of starting
-// runs' folds (recording.Options.StartLate), which tests hold against each
-// other: every fold at its run's first event, or late from the first byte.
+// foldAtFirstEvent, lateFoldBytes and lateInFlight are the loader's way
+// of starting runs' folds (recording.Options.StartLate), which tests hold
+// against each other: every fold at its run's first event, or every run
+// late from the first byte.
 var (
 	foldAtFirstEvent bool
 	lateFoldBytes    int64
+	lateInFlight     int
 )
 
 // runFold is one run of an input folded as the loader reads it: the replay,
