@@ -1,9 +1,12 @@
 package replay
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/fpcheck/fpcheck/checks"
@@ -27,6 +30,13 @@ type Ledgers struct {
 	reasons      map[string]map[string][]string
 	evidence     map[evidenceKey]*Evidence
 	key          []byte
+	// texts holds one copy of each text the findings of the runs state
+	// (their kinds, messages, witnesses, stages), up to maxSharedText
+	// bytes: copies of one recording, or runs of one agent, file the same
+	// findings again and again, each read into strings of its own.
+	texts     map[string]string
+	values    map[string]json.RawMessage
+	textBytes int
 }
 
 // evidenceKey names an evidence that holds nothing but its shared ledger,
@@ -39,9 +49,18 @@ type evidenceKey struct {
 
 const maxShared = 1 << 12
 
+// maxSharedText bounds the bytes of the texts Ledgers holds once, and
+// maxSharedTextLen the longest text it holds: a longer one is seldom
+// filed twice.
+const (
+	maxSharedText    = 8 << 20
+	maxSharedTextLen = 4 << 10
+)
+
 // NewLedgers returns an empty table of ledgers.
 func NewLedgers() *Ledgers {
-	return &Ledgers{dispositions: map[string]*Disposition{}, reasons: map[string]map[string][]string{}, evidence: map[evidenceKey]*Evidence{}}
+	return &Ledgers{dispositions: map[string]*Disposition{}, reasons: map[string]map[string][]string{}, evidence: map[evidenceKey]*Evidence{},
+		texts: map[string]string{}, values: map[string]json.RawMessage{}}
 }
 
 // share returns ev with its ledger and reasons shared, or the shared copy
@@ -52,6 +71,9 @@ func (l *Ledgers) share(ev *Evidence) *Evidence {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for i := range ev.Findings {
+		l.shareFinding(&ev.Findings[i])
+	}
 	whole := ev.Findings == nil && ev.Excused == nil && ev.Validation == nil && ev.Lost == nil && ev.Encounters == nil
 	if d := ev.Disposition; d != nil {
 		whole = whole && len(d.Damage) == 0
@@ -166,4 +188,60 @@ func reasonsKey(b []byte, reasons map[string][]string) []byte {
 		}
 	}
 	return b
+}
+
+// shareFinding puts the texts of f's own copies in place of those held
+// already, and holds those not yet held while there is room.
+func (l *Ledgers) shareFinding(f *checks.Finding) {
+	for _, p := range []*string{&f.Kind, &f.Seam, &f.Predicate, &f.Message, &f.FiledAt} {
+		*p = l.text(*p)
+	}
+	for i := range f.Subjects {
+		s := &f.Subjects[i]
+		s.Kind, s.ID = l.text(s.Kind), l.text(s.ID)
+	}
+	for i := range f.Witnesses {
+		w := &f.Witnesses[i]
+		w.Subject.Kind, w.Subject.ID = l.text(w.Subject.Kind), l.text(w.Subject.ID)
+		w.Predicate, w.Stratum, w.Provenance, w.RuntimeStageID = l.text(w.Predicate), l.text(w.Stratum), l.text(w.Provenance), l.text(w.RuntimeStageID)
+		w.Value = l.value(w.Value)
+	}
+	for i := range f.Evidence {
+		p := &f.Evidence[i]
+		p.What, p.Event, p.ToolCallID = l.text(p.What), l.text(p.Event), l.text(p.ToolCallID)
+	}
+}
+
+// text is the copy of s held once, s itself when none is held.
+func (l *Ledgers) text(s string) string {
+	if s == "" || len(s) > maxSharedTextLen {
+		return s
+	}
+	if t, ok := l.texts[s]; ok {
+		return t
+	}
+	if l.textBytes+len(s) <= maxSharedText {
+		// A copy of its own: s may stand in a larger string the table
+		// should not keep.
+		s = strings.Clone(s)
+		l.texts[s] = s
+		l.textBytes += len(s) + entryCost
+	}
+	return s
+}
+
+// value is text for a witness's JSON value.
+func (l *Ledgers) value(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 || len(v) > maxSharedTextLen {
+		return v
+	}
+	if t, ok := l.values[string(v)]; ok {
+		return t
+	}
+	if l.textBytes+len(v) <= maxSharedText {
+		v = slices.Clip(bytes.Clone(v))
+		l.values[string(v)] = v
+		l.textBytes += len(v) + entryCost
+	}
+	return v
 }

@@ -3,7 +3,9 @@ package replay
 import (
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -141,4 +143,53 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// TestLedgersShareFindingTexts: the texts of findings that runs file
+// again are held once, what each finding says is unchanged, and past the
+// table's bound texts are left as they are.
+func TestLedgersShareFindingTexts(t *testing.T) {
+	finding := func(msg string) checks.Finding {
+		// Every call makes strings of its own, as reading each run does.
+		c := strings.Clone
+		return checks.Finding{
+			Kind: c("dangling-reference"), Seam: c("compose"), Message: c(msg),
+			Subjects:  []checks.Subject{{Kind: c("tool"), ID: c("screen_fire")}},
+			Witnesses: []checks.Witness{{Predicate: c("argument-ground"), Value: []byte(`"` + msg + `"`), Provenance: c("window ledger")}},
+			Evidence:  []checks.Position{{What: c("finding"), Event: c("agentfootprint.context_error"), Line: 3}},
+		}
+	}
+	l := NewLedgers()
+	a := &Evidence{Findings: []checks.Finding{finding("results of 'whats_here' evicted")}}
+	b := &Evidence{Findings: []checks.Finding{finding("results of 'whats_here' evicted")}}
+	want := finding("results of 'whats_here' evicted")
+	l.share(a)
+	l.share(b)
+	for _, ev := range []*Evidence{a, b} {
+		if diff := cmp.Diff(want, ev.Findings[0]); diff != "" {
+			t.Errorf("a shared finding says something else (-want +got):\n%s", diff)
+		}
+	}
+	fa, fb := a.Findings[0], b.Findings[0]
+	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	for _, p := range [][2]string{{fa.Kind, fb.Kind}, {fa.Message, fb.Message}, {fa.Subjects[0].ID, fb.Subjects[0].ID},
+		{fa.Witnesses[0].Provenance, fb.Witnesses[0].Provenance}, {fa.Evidence[0].Event, fb.Evidence[0].Event}} {
+		if !same(p[0], p[1]) {
+			t.Errorf("%q is held twice", p[0])
+		}
+	}
+	if &fa.Witnesses[0].Value[0] != &fb.Witnesses[0].Value[0] {
+		t.Error("a witness's value is held twice")
+	}
+	l.textBytes = maxSharedText
+	c := &Evidence{Findings: []checks.Finding{finding("a text never filed before")}}
+	d := &Evidence{Findings: []checks.Finding{finding("a text never filed before")}}
+	l.share(c)
+	l.share(d)
+	if same(c.Findings[0].Message, d.Findings[0].Message) || c.Findings[0].Message != d.Findings[0].Message {
+		t.Error("past its bound the table should hold no more texts, and change none")
+	}
+	if !same(c.Findings[0].Kind, fa.Kind) {
+		t.Error("past its bound the table should still hand out what it holds")
+	}
 }
