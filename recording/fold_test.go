@@ -338,3 +338,37 @@ func TestLateFolds(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxRunsInFlight: the runs held at once (started, not handed over)
+// are capped: a run that ends and goes never counts, one that ended but
+// waits for an earlier run of its group does, and the run past the cap
+// stops the input at its first line, naming the limit.
+func TestMaxRunsInFlight(t *testing.T) {
+	var unfinishedAhead strings.Builder
+	unfinishedAhead.WriteString(releaseLine("agent.run_configured", "u", "s"))
+	for i := range 5 {
+		unfinishedAhead.WriteString(releaseRun(fmt.Sprintf("r%d", i), "s"))
+	}
+	tests := []struct {
+		name    string
+		release func(*Event) (string, bool)
+		err     string
+	}{
+		{name: "runs that end go at once", release: func(*Event) (string, bool) { return "", false }},
+		{name: "ended runs that wait are held", release: func(*Event) (string, bool) { return "", true },
+			err: `s.jsonl: line 8: run "r2" starts while 3 runs are in flight, the most one input may hold at once (limit set by --max-runs-in-flight)`},
+	}
+	for _, tc := range tests {
+		var runs []string
+		_, err := LoadReader("s.jsonl", strings.NewReader(unfinishedAhead.String()), Options{Release: tc.release, MaxRunsInFlight: 3}, func(r *Run) error {
+			runs = append(runs, r.ID)
+			return nil
+		})
+		switch {
+		case tc.err == "" && (err != nil || len(runs) != 6):
+			t.Errorf("%s: err %v, runs %q; want all six runs", tc.name, err, runs)
+		case tc.err != "" && (err == nil || err.Error() != tc.err):
+			t.Errorf("%s: err %v, want %s", tc.name, err, tc.err)
+		}
+	}
+}

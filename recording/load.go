@@ -216,7 +216,7 @@ func newLoader(name string, opts Options, fn func(*Run) error) *loader {
 			WrongTypes:   map[string]int64{},
 			Problems:     []Problem{},
 		},
-		split:     newSplitter(name, opts.MaxEventsPerRun, fn).withMaxBytes(opts.MaxRunBytes),
+		split:     newSplitter(name, opts.MaxEventsPerRun, fn).withMaxBytes(opts.MaxRunBytes).withMaxInFlight(opts.MaxRunsInFlight),
 		dec:       eventDecoder{legacy: legacyCodec, verdicts: verdicts{eager: opts.eagerVerdicts}},
 		stopLines: -1,
 	}

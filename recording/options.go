@@ -21,6 +21,14 @@ type Options struct {
 	// fold keeps. More is an error naming the run, the line and the
 	// limit. Default 512 MiB.
 	MaxRunBytes int64
+	// MaxRunsInFlight caps the runs of one input held at once: started
+	// and not yet handed over (still being read, or ended and waiting for
+	// an earlier run, see Release). A run that would start past it stops
+	// the input, named with its line and the limit: runs that never end
+	// (no integrity.disposition) are all held until the input ends, so a
+	// stream of a million of them would otherwise hold a million runs.
+	// Default 100,000.
+	MaxRunsInFlight int
 	// MaxPackedExpansion caps the plain JSON a packed recording may stand
 	// for, measured on its packed form before anything is expanded; it also
 	// caps the packed form itself, which is held in memory while it is
@@ -137,6 +145,7 @@ const (
 	DefaultMaxDecompressedBytes int64 = 8 << 30
 	DefaultMaxEventsPerRun            = 5_000_000
 	DefaultMaxRunBytes          int64 = 512 << 20
+	DefaultMaxRunsInFlight            = 100_000
 	defaultMaxNesting                 = 100_000
 	// DefaultMaxNesting is the default of Options.MaxNesting.
 	DefaultMaxNesting = defaultMaxNesting
@@ -161,6 +170,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRunBytes <= 0 {
 		o.MaxRunBytes = DefaultMaxRunBytes
+	}
+	if o.MaxRunsInFlight <= 0 {
+		o.MaxRunsInFlight = DefaultMaxRunsInFlight
 	}
 	if o.MaxNesting <= 0 {
 		o.MaxNesting = defaultMaxNesting

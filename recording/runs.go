@@ -26,7 +26,10 @@ type splitter struct {
 	maxEvents int
 	// maxBytes caps what one run keeps (Options.MaxRunBytes); 0 is no cap.
 	maxBytes int64
-	fn       func(*Run) error
+	// maxInFlight caps the runs held (Options.MaxRunsInFlight); 0 is no
+	// cap. held counts the runs started and not yet handed over.
+	maxInFlight, held int
+	fn                func(*Run) error
 
 	// filter is Options.PayloadFilter, for a stream's runs only.
 	filter func(first *Event) func(typ string) bool
@@ -113,6 +116,12 @@ func newSplitter(input string, maxEvents int, fn func(*Run) error) *splitter {
 	}
 }
 
+// withMaxInFlight sets the cap on the runs held at once.
+func (sp *splitter) withMaxInFlight(n int) *splitter {
+	sp.maxInFlight = n
+	return sp
+}
+
 // withMaxBytes sets the cap on what one run keeps.
 func (sp *splitter) withMaxBytes(n int64) *splitter {
 	sp.maxBytes = n
@@ -129,6 +138,10 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	id := ev.Meta.RunID
 	rs := sp.live[id]
 	if rs == nil {
+		if sp.maxInFlight > 0 && sp.held >= sp.maxInFlight {
+			return false, fmt.Errorf("run %s starts while %d runs are in flight, the most one input may hold at once (limit set by --max-runs-in-flight)", quoteName(id), sp.held)
+		}
+		sp.held++
 		seg := sp.segments[id]
 		sp.segments[id] = seg + 1
 		first := ev.Line
@@ -390,6 +403,7 @@ func (sp *splitter) handOver(rs *runState) error {
 		return nil
 	}
 	rs.gone = true
+	sp.held--
 	if sp.live[rs.run.ID] == rs {
 		delete(sp.live, rs.run.ID)
 	}

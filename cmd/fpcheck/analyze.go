@@ -95,6 +95,7 @@ func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
 	f.Int64Var(&o.MaxDecompressedBytes, "max-decompressed-bytes", 0, "most bytes one compressed input may expand to (default 8 GiB)")
 	f.IntVar(&o.MaxEventsPerRun, "max-events-per-run", 0, "most events one run may hold in memory (default 5,000,000)")
 	f.Int64Var(&o.MaxRunBytes, "max-run-bytes", 0, "most bytes of events one run may hold in memory (default 512 MiB)")
+	f.IntVar(&o.MaxRunsInFlight, "max-runs-in-flight", 0, "most runs of one input held at once, started and not yet judged (default 100,000)")
 	f.IntVar(&o.MaxNesting, "max-nesting", 0, "deepest nesting accepted in a recording document (default 100,000 levels)")
 	f.Int64Var(&o.MaxPackedExpansion, "max-packed-expansion", 0, "most bytes of plain JSON a packed recording may stand for, measured on its packed form (default 8 GiB)")
 	_ = cmd.RegisterFlagCompletionFunc("posture", cobra.FixedCompletions([]string{"observe", "dev"}, cobra.ShellCompDirectiveNoFileComp))

@@ -99,6 +99,7 @@ func TestUsageRefusals(t *testing.T) {
 		{"negative --max-events-per-run", []string{"analyze", "--max-events-per-run", "-5", rec}, "--max-events-per-run must be 0"},
 		{"negative --max-decompressed-bytes", []string{"diff", "--max-decompressed-bytes", "-1", rec, rec}, "--max-decompressed-bytes must be 0"},
 		{"negative --max-nesting", []string{"analyze", "--max-nesting", "-1", rec}, "--max-nesting must be 0"},
+		{"negative --max-runs-in-flight", []string{"analyze", "--max-runs-in-flight", "-1", rec}, "--max-runs-in-flight must be 0"},
 		{"negative --jobs", []string{"analyze", "-j", "-2", rec}, "--jobs must be 0"},
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {

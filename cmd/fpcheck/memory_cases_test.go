@@ -81,6 +81,21 @@ func TestMemoryCases(t *testing.T) {
 		{name: "many one-event runs, gzip", file: "many.jsonl.gz",
 			write: gz(func(w io.Writer) (int64, error) { return hostile.ManyRuns(w, 2_000) }),
 			code:  3, want: []string{"2000 runs: 2000 unmeasured"}},
+		// None of them ever ends, so all are held until the input ends:
+		// as many as the limit allows are, one more stops the input.
+		{name: "one-event runs up to --max-runs-in-flight", file: "many-up-to.jsonl.gz",
+			write: gz(func(w io.Writer) (int64, error) { return hostile.ManyRuns(w, 2_000) }),
+			args:  []string{"--max-runs-in-flight", "2000"}, code: 3, want: []string{"2000 runs: 2000 unmeasured"}},
+		{name: "one-event runs past --max-runs-in-flight", file: "many-past.jsonl.gz",
+			write: gz(func(w io.Writer) (int64, error) { return hostile.ManyRuns(w, 2_001) }),
+			args:  []string{"--max-runs-in-flight", "2000"}, code: 2,
+			want: []string{`many-past.jsonl.gz: line 2001: run "run-2000" starts while 2000 runs are in flight, the most one input may hold at once (limit set by --max-runs-in-flight)`}},
+		// Armed, session-less runs are one conversation: the complete
+		// runs wait for the unfinished one ahead of them, held, and count.
+		{name: "complete runs held behind an unfinished one, past --max-runs-in-flight", file: "unfinished-many.jsonl",
+			write: func(w io.Writer) (int64, error) { return hostile.UnfinishedAhead(w, 3_000) },
+			args:  []string{"--max-runs-in-flight", "10"}, code: 2,
+			want: []string{`unfinished-many.jsonl: line 56: run "run-complete-9" starts while 10 runs are in flight, the most one input may hold at once (limit set by --max-runs-in-flight)`}},
 		{name: "zstd bomb", file: "bomb.jsonl.zst",
 			write: func(w io.Writer) (int64, error) { return hostile.Bomb(w, "zstd", 32<<20) },
 			args:  []string{"--max-decompressed-bytes", "33554432"}, code: 2,

@@ -28,6 +28,7 @@ type loadOptions struct {
 	MaxDecompressedBytes int64
 	MaxEventsPerRun      int
 	MaxRunBytes          int64
+	MaxRunsInFlight      int
 	MaxNesting           int
 	MaxPackedExpansion   int64
 	// Encounters keeps where each replayed encounter happened, for the
@@ -120,6 +121,7 @@ func (o loadOptions) validateLimits() error {
 		{"--max-decompressed-bytes", o.MaxDecompressedBytes},
 		{"--max-events-per-run", int64(o.MaxEventsPerRun)},
 		{"--max-run-bytes", o.MaxRunBytes},
+		{"--max-runs-in-flight", int64(o.MaxRunsInFlight)},
 		{"--max-nesting", int64(o.MaxNesting)},
 	} {
 		if l.v < 0 {
@@ -150,6 +152,7 @@ func (p *pipeline) recordingOptions() recording.Options {
 		MaxDecompressedBytes: p.opts.MaxDecompressedBytes,
 		MaxEventsPerRun:      p.opts.MaxEventsPerRun,
 		MaxRunBytes:          p.opts.MaxRunBytes,
+		MaxRunsInFlight:      p.opts.MaxRunsInFlight,
 		MaxNesting:           p.opts.MaxNesting,
 		MaxPackedExpansion:   p.opts.MaxPackedExpansion,
 		NoRotated:            p.opts.NoRotated,

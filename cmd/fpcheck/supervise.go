@@ -80,7 +80,7 @@ func runSupervised(cmd *exec.Cmd, args []string, errOut io.Writer) (code int, ok
 	var exit *exec.ExitError
 	switch {
 	case oom:
-		fmt.Fprintf(errOut, "fpcheck: out of memory while running \"fpcheck %s\"; lower --jobs, or --max-run-bytes and --max-events-per-run so that a run stops at a named limit first\n",
+		fmt.Fprintf(errOut, "fpcheck: out of memory while running \"fpcheck %s\"; lower --jobs, or --max-run-bytes, --max-events-per-run and --max-runs-in-flight so that a run or an input stops at a named limit first\n",
 			report.Sanitize(strings.Join(args, " ")))
 		return int(ExitInternal), true
 	case err == nil:

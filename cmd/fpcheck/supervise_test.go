@@ -33,7 +33,7 @@ func TestSupervisedChild(t *testing.T) {
 		{"defects, with a message", "echo 'fpcheck: a warning' >&2; exit 1", 1, "fpcheck: a warning\n"},
 		{"an unreadable input is exit 2", "echo 'fpcheck: x.jsonl: line 7: bad' >&2; exit 2", 2, "fpcheck: x.jsonl: line 7: bad\n"},
 		{"out of memory", "printf 'partial\\n' >&2; printf '" + strings.ReplaceAll(goOOM, "\n", "\\n") + "' >&2; exit 2", 4,
-			"partial\nfpcheck: out of memory while running \"fpcheck analyze big.jsonl\"; lower --jobs, or --max-run-bytes and --max-events-per-run so that a run stops at a named limit first\n"},
+			"partial\nfpcheck: out of memory while running \"fpcheck analyze big.jsonl\"; lower --jobs, or --max-run-bytes, --max-events-per-run and --max-runs-in-flight so that a run or an input stops at a named limit first\n"},
 		{"a line without a newline", "printf 'no newline' >&2; exit 3", 3, "no newline"},
 	}
 	for _, tt := range tests {
