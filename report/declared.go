@@ -51,13 +51,30 @@ const maxNearTools = 8
 // crafted recording can offer a million tool names, and a report needs only
 // these.
 func RelevantTools(seen []string, decl *checks.Declarations) []string {
-	named := decl.ToolNames()
+	return NewToolFilter(decl).Relevant(seen)
+}
+
+// ToolFilter is RelevantTools for one set of declarations, read once for
+// the runs it is asked about. Safe for concurrent use.
+type ToolFilter struct {
+	named []checks.NamedTool
+	want  map[string]bool
+}
+
+// NewToolFilter reads the tool names decl states.
+func NewToolFilter(decl *checks.Declarations) *ToolFilter {
+	f := &ToolFilter{named: decl.ToolNames(), want: map[string]bool{}}
+	for _, n := range f.named {
+		f.want[n.Name] = true
+	}
+	return f
+}
+
+// Relevant is RelevantTools(seen, decl) for the filter's declarations.
+func (f *ToolFilter) Relevant(seen []string) []string {
+	named, want := f.named, f.want
 	if len(named) == 0 {
 		return nil
-	}
-	want := map[string]bool{}
-	for _, n := range named {
-		want[n.Name] = true
 	}
 	near := map[string]int{}
 	var out []string

@@ -53,6 +53,9 @@ type pipeline struct {
 	// their lines: what the report holds against the recordings.
 	declNames []checks.NamedTool
 	declText  string
+	// tools keeps the tools each run showed that the declarations name or
+	// nearly name; nil when they name none.
+	tools *report.ToolFilter
 	// workers is how many goroutines decode each input's events, and how
 	// many of its runs are replayed at once: -j is the whole budget of
 	// cores, shared by the inputs read at once, so -j 1 really uses one
@@ -83,6 +86,9 @@ func newPipeline(o loadOptions) (*pipeline, error) {
 	var err error
 	if p.decls, p.declNames, p.declText, err = readDeclarations(o.Declarations); err != nil {
 		return nil, err
+	}
+	if len(p.declNames) > 0 {
+		p.tools = report.NewToolFilter(p.decls)
 	}
 	if p.posture() == "dev" {
 		if err := checks.RunCanaries(checks.Registry); err != nil {
@@ -305,7 +311,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		if err != nil {
 			return nil, err
 		}
-		rf := &runFold{run: run, fold: f, reader: report.NewRunReader(run), explain: p.opts.Explain, tools: len(p.declNames) > 0, decls: p.decls}
+		rf := &runFold{run: run, fold: f, reader: report.NewRunReader(run), explain: p.opts.Explain, tools: p.tools, decls: p.decls}
 		rf.done = func(rr *report.RunResult) {
 			slotsMu.Lock()
 			defer slotsMu.Unlock()
@@ -398,7 +404,7 @@ type runFold struct {
 	fold    *replay.Fold
 	reader  *report.RunReader
 	decls   *checks.Declarations
-	tools   bool // the declarations name tools: hold the run's against them
+	tools   *report.ToolFilter // nil unless the declarations name tools
 	explain bool
 	// events are the run's events, payloads included, when explain.
 	events []recording.Event
@@ -427,8 +433,8 @@ func (f *runFold) End() error {
 	}
 	rr := f.reader.Result(res.Recorded)
 	withReplay(&rr, res.Replayed, err)
-	if f.tools {
-		rr.Tools = report.RelevantTools(res.Tools, f.decls)
+	if f.tools != nil {
+		rr.Tools = f.tools.Relevant(res.Tools)
 		rr.ToolsRead = true
 	}
 	if f.explain {
