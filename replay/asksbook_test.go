@@ -20,34 +20,8 @@ import (
 func TestAsksBookBeforeEveryLookup(t *testing.T) {
 	lookups, asked := 0, 0
 	check := func(name string, runs []*recording.Run, decl *checks.Declarations, opts Options) {
-		book := NewCallNames()
-		opts.Names = book
-		for _, whole := range runs {
-			header := *whole
-			header.Events = nil
-			f, err := NewFold(&header, decl, opts)
-			if err != nil {
-				return
-			}
-			for i := range whole.Events {
-				ev := &whole.Events[i]
-				asks := f.AsksBook(ev)
-				before := book.lookups
-				if f.Add(ev) != nil {
-					break
-				}
-				if asks {
-					asked++
-				}
-				if book.lookups > before {
-					lookups++
-					if !asks {
-						t.Errorf("%s run %s: line %d (%s) looked the book up, but AsksBook said it would not", name, whole.ID, ev.Line, ev.Type)
-					}
-				}
-			}
-			f.End()
-		}
+		l, a := assertAsksBookBeforeLookups(t, name, runs, decl, opts)
+		lookups, asked = lookups+l, asked+a
 	}
 	forEachEquivalenceCase(t, func(name string, _ []byte, runs []*recording.Run, _ declVariant, decl *checks.Declarations, opts Options) {
 		check(name, runs, decl, opts)
@@ -82,4 +56,57 @@ func TestAsksBookBeforeEveryLookup(t *testing.T) {
 		t.Fatal("no event looked the book up: the test shows nothing")
 	}
 	t.Logf("%d events looked the book up, %d were said to", lookups, asked)
+}
+
+// assertAsksBookBeforeLookups folds runs in order with one book, as the
+// pipeline does, and fails where an event looked the book up although
+// AsksBook said it would not. It returns how many events looked it up
+// and how many AsksBook named.
+func assertAsksBookBeforeLookups(t *testing.T, name string, runs []*recording.Run, decl *checks.Declarations, opts Options) (lookups, asked int) {
+	t.Helper()
+	book := NewCallNames()
+	opts.Names = book
+	for _, whole := range runs {
+		header := *whole
+		header.Events = nil
+		f, err := NewFold(&header, decl, opts)
+		if err != nil {
+			return lookups, asked
+		}
+		for i := range whole.Events {
+			ev := &whole.Events[i]
+			asks := f.AsksBook(ev)
+			before := book.lookups
+			if f.Add(ev) != nil {
+				break
+			}
+			if asks {
+				asked++
+			}
+			if book.lookups > before {
+				lookups++
+				if !asks {
+					t.Errorf("%s run %s: line %d (%s) looked the book up, but AsksBook said it would not", name, whole.ID, ev.Line, ev.Type)
+				}
+			}
+		}
+		f.End()
+	}
+	return lookups, asked
+}
+
+// FuzzAsksBook holds AsksBook to the lookups of the runs of a fuzzed
+// stream, under every variant of declarations.
+func FuzzAsksBook(f *testing.F) {
+	decls := seedReplayFuzz(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var runs []*recording.Run
+		recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), recording.Options{MaxNesting: 2000}, func(run *recording.Run) error {
+			runs = append(runs, run)
+			return nil
+		})
+		for _, d := range decls {
+			assertAsksBookBeforeLookups(t, "fuzz", runs, d, Options{})
+		}
+	})
 }

@@ -325,15 +325,7 @@ func TestUnknownCheckReadsEverything(t *testing.T) {
 // FuzzReplayPaths replays fuzzed recordings both ways, and folded one
 // event at a time, and requires the same evidence.
 func FuzzReplayPaths(f *testing.F) {
-	for _, s := range replaySeeds(f) {
-		f.Add(s)
-	}
-	var decls []*checks.Declarations
-	for _, v := range declVariants {
-		if !v.dev {
-			decls = append(decls, v.decl(f))
-		}
-	}
+	decls := seedReplayFuzz(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recording.LoadReader("fuzz.jsonl", bytes.NewReader(data), recording.Options{MaxNesting: 2000}, func(run *recording.Run) error {
 			for _, d := range decls {
@@ -343,6 +335,22 @@ func FuzzReplayPaths(f *testing.F) {
 			return nil
 		})
 	})
+}
+
+// seedReplayFuzz seeds f with the fixture streams and returns the
+// declaration variants a fuzzed stream is replayed under: every one but
+// those in dev posture.
+func seedReplayFuzz(f *testing.F) []*checks.Declarations {
+	for _, s := range replaySeeds(f) {
+		f.Add(s)
+	}
+	var decls []*checks.Declarations
+	for _, v := range declVariants {
+		if !v.dev {
+			decls = append(decls, v.decl(f))
+		}
+	}
+	return decls
 }
 
 // FuzzReplayPathsEvent puts one fuzzed event (a chosen type, a fuzzed

@@ -231,12 +231,12 @@ func (f *Fold) ReadsNames(typ string) bool {
 
 // AsksBook reports whether folding ev may look up the book of call names:
 // whether it serves a tool result the run does not name itself (see
-// engine.asksBook), or arms the fold with events held. It is exact where
-// the fold is armed and errs towards true elsewhere. A run whose earlier
-// runs have not written the book yet may fold every event before the
-// first for which it is true, and then must hold that event and the rest
-// until they have (recording.Options.StartLate). Like Fallible, it
-// is asked between calls to Add.
+// engine.asksBook), or arms the fold with events held. It reads the event
+// as the replay will and errs towards true where it cannot tell. A run
+// whose earlier runs have not written the book yet may fold every event
+// before the first for which it is true, and then must hold that event
+// and the rest until they have (recording.Options.StartLate). Like
+// Fallible, it is asked between calls to Add.
 func (f *Fold) AsksBook(ev *recording.Event) bool {
 	switch {
 	case f.err != nil || f.ended || f.opts.Names == nil:
