@@ -97,7 +97,7 @@ type runState struct {
 	// waits is true while the run's fold may not read the book of its
 	// group (Options.Release: an earlier ordered run of its group is not
 	// handed over). A late run's fold may have started meanwhile (see
-	// foldAhead): it is then fed the events up to the first one that
+	// splitter.feed): it is then fed the events up to the first one that
 	// asks the book, and Events collects the rest.
 	waits bool
 	// late is true when the run's fold may start once the run has
@@ -214,7 +214,7 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 		if err := rs.fold.Add(&ev); err != nil {
 			return continued, &callbackError{err}
 		}
-		if sp.maxBytes > 0 && rs.fold.Kept() > sp.maxBytes {
+		if sp.overLimit(rs) {
 			return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
 		}
 		return continued, sp.ended(rs, ev.Type)
@@ -228,66 +228,45 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	// Bytes, not only events, bound a run: five million events of a few
 	// bytes, or a few thousand tool results of megabytes, are both within
 	// the events limit and both far beyond what a run should hold.
-	rs.bytes += eventRecord + int64(len(ev.Payload))
-	if sp.maxBytes > 0 && rs.bytes+rs.foldKept() > sp.maxBytes {
+	rs.bytes += eventCost(&ev)
+	if sp.overLimit(rs) {
 		return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
 	}
 	r.Events = append(r.Events, ev)
 	if rs.late && rs.fold == nil && rs.bytes >= sp.lateBytes {
-		var err error
-		if rs.waits {
-			err = sp.foldAhead(rs)
-		} else {
-			err = sp.start(rs)
-		}
-		if err != nil {
+		// A run that still waits is fed up to its first event that asks
+		// the book; one that may go on, everything collected.
+		if err := sp.feed(rs, rs.waits); err != nil {
 			return continued, err
 		}
-		if sp.maxBytes > 0 && rs.bytes+rs.foldKept() > sp.maxBytes {
+		if sp.overLimit(rs) {
 			return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
 		}
 	}
 	return continued, sp.ended(rs, ev.Type)
 }
 
-// foldKept is what the run's fold keeps, if it has started.
-func (rs *runState) foldKept() int64 {
-	if rs.fold == nil {
-		return 0
+// eventCost is what a collected event costs its run: its own record and
+// its payload.
+func eventCost(ev *Event) int64 { return eventRecord + int64(len(ev.Payload)) }
+
+// overLimit reports whether a run keeps more than --max-run-bytes: the
+// events it collected and what its fold keeps.
+func (sp *splitter) overLimit(rs *runState) bool {
+	if sp.maxBytes <= 0 {
+		return false
 	}
-	return rs.fold.Kept()
+	kept := rs.bytes
+	if rs.fold != nil {
+		kept += rs.fold.Kept()
+	}
+	return kept > sp.maxBytes
 }
 
 // asksBook is BookFold.AsksBook, true for a fold that does not tell.
 func asksBook(f RunFold, ev *Event) bool {
 	bf, ok := f.(BookFold)
 	return !ok || bf.AsksBook(ev)
-}
-
-// foldAhead starts the fold of a late run that still waits and feeds it
-// the events collected up to the first one that asks the book; the run
-// keeps that one and the rest.
-func (sp *splitter) foldAhead(rs *runState) error {
-	f, err := sp.fold(rs.run)
-	if err != nil {
-		return &callbackError{err}
-	}
-	rs.fold = f
-	evs := rs.run.Events
-	k := 0
-	for ; k < len(evs) && !asksBook(f, &evs[k]); k++ {
-		if err := f.Add(&evs[k]); err != nil {
-			return &callbackError{err}
-		}
-	}
-	rs.run.Events, rs.bytes = nil, 0
-	if k < len(evs) {
-		rs.run.Events = append(make([]Event, 0, len(evs)-k), evs[k:]...)
-		for i := range rs.run.Events {
-			rs.bytes += eventRecord + int64(len(rs.run.Events[i].Payload))
-		}
-	}
-	return nil
 }
 
 func (sp *splitter) tooBig(id string) error {
@@ -297,10 +276,19 @@ func (sp *splitter) tooBig(id string) error {
 // folding says whether a stream's runs are folded as they are read.
 func (sp *splitter) folding() bool { return sp.fold != nil && !sp.holdLast }
 
-// start begins a run's fold and feeds it the events collected while the
-// run waited; from then on the run keeps nothing of its own.
+// start begins a run's fold, unless it began while the run waited, and
+// feeds it the events collected; from then on the run keeps nothing of
+// its own.
 func (sp *splitter) start(rs *runState) error {
 	rs.waits = false
+	return sp.feed(rs, false)
+}
+
+// feed begins a run's fold if it has none and feeds it the events
+// collected, or, untilAsks, those up to the first one that asks the book
+// of the run's group (see BookFold): the run keeps that one and the rest
+// until it may start.
+func (sp *splitter) feed(rs *runState, untilAsks bool) error {
 	f := rs.fold
 	if f == nil {
 		var err error
@@ -310,12 +298,19 @@ func (sp *splitter) start(rs *runState) error {
 		rs.fold = f
 	}
 	evs := rs.run.Events
-	for i := range evs {
-		if err := f.Add(&evs[i]); err != nil {
+	k := 0
+	for ; k < len(evs) && !(untilAsks && asksBook(f, &evs[k])); k++ {
+		if err := f.Add(&evs[k]); err != nil {
 			return &callbackError{err}
 		}
 	}
 	rs.run.Events, rs.bytes = nil, 0
+	if k < len(evs) {
+		rs.run.Events = append(make([]Event, 0, len(evs)-k), evs[k:]...)
+		for i := range rs.run.Events {
+			rs.bytes += eventCost(&rs.run.Events[i])
+		}
+	}
 	return nil
 }
 
