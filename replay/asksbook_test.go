@@ -2,12 +2,12 @@ package replay
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/hostile"
 	"github.com/fpcheck/fpcheck/recording"
 )
 
@@ -41,17 +41,8 @@ func TestAsksBookBeforeEveryLookup(t *testing.T) {
 	}
 	// The second turn no longer names call-1 itself: its tool-result
 	// message and history ask the first turn's names.
-	var follow bytes.Buffer
-	for i := range 3 {
-		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-			if bytes.Contains(line, []byte(`"runId":"run-fleet-turn-2"`)) {
-				line = bytes.ReplaceAll(line, []byte(`"toolName":"fleet_report"`), []byte(`"toolName":""`))
-				line = bytes.ReplaceAll(line, []byte(`"id":"call-1","name":"fleet_report"`), []byte(`"id":"call-1","name":""`))
-			}
-			follow.Write(bytes.ReplaceAll(line, []byte(`"runId":"run-fleet-`), fmt.Appendf(nil, `"runId":"pair-%d-`, i)))
-		}
-	}
-	check("follow-up turns", loadAll(t, "follow.jsonl", follow.Bytes()), decl, Options{})
+	follow := hostile.NamelessFollowUps(data, 3)
+	check("follow-up turns", loadAll(t, "follow.jsonl", follow), decl, Options{})
 	if lookups == 0 {
 		t.Fatal("no event looked the book up: the test shows nothing")
 	}

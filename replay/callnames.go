@@ -312,12 +312,8 @@ func NamesOrder(reg []*checks.Check, decl *checks.Declarations, posture string) 
 		if first.Type != recording.TypeRunConfigured {
 			return group, true
 		}
-		effective, err := EffectiveDeclarations(&recording.Run{Events: []recording.Event{*first}}, decl)
-		if err != nil {
-			return group, true
-		}
-		p, err := postureOf(posture, effective)
-		if err != nil {
+		effective, p, ok := settle(&recording.Run{Events: []recording.Event{*first}}, decl, posture)
+		if !ok {
 			return group, true
 		}
 		return group, namesRead(reg, effective, p, false)
@@ -334,7 +330,7 @@ func (e *engine) asksBook(ev *recording.Event) bool {
 	}
 	switch ev.Type {
 	case recording.TypeContextInjected:
-		if !e.need.frame && !e.need.evictions && !e.need.served {
+		if !e.need.messages() {
 			return false
 		}
 		var p injectedPayload
@@ -355,7 +351,7 @@ func (e *engine) asksBook(ev *recording.Event) bool {
 		}
 		return e.unnamed(p.ToolCallID)
 	case recording.TypeIterationEnd:
-		if !e.need.frame && !e.need.evictions && !e.need.served {
+		if !e.need.messages() {
 			return false
 		}
 		var p iterationEndPayload

@@ -417,7 +417,7 @@ func (e *engine) handle(ev *recording.Event) {
 		}
 	case recording.TypeContextInjected:
 		switch {
-		case e.need.frame || e.need.evictions || e.need.served:
+		case e.need.messages():
 			e.onInjected(ev, stage)
 		case e.need.parks:
 			if slot, ok := injectedSlot(ev.Payload); ok && slot == "tools" && e.toolsStage == "" {
@@ -454,7 +454,7 @@ func (e *engine) handle(ev *recording.Event) {
 			e.onToolEnd(ev, stage)
 		}
 	case recording.TypeIterationEnd:
-		if e.need.callNames || e.need.frame || e.need.evictions || e.need.served {
+		if e.need.callNames || e.need.messages() {
 			e.onIterationEnd(ev)
 		}
 	case recording.TypeRouteDecided:
@@ -744,7 +744,7 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	}
 	// Tool names alone need no message text; the frame, the eviction join
 	// and the served results do.
-	entries := e.need.frame || e.need.evictions || e.need.served
+	entries := e.need.messages()
 	msgs, ok := decodeHistory(p.History, entries, e.slow)
 	if !ok {
 		return

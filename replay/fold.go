@@ -259,12 +259,8 @@ func LateStart(decl *checks.Declarations, posture string) func(first *recording.
 		if first.Type != recording.TypeRunConfigured {
 			return false
 		}
-		d, err := declarationsOf("", first)
-		if err != nil {
-			return false
-		}
-		p, err := postureOf(posture, checks.Merge(d, decl))
-		return err == nil && p != checks.PostureDev
+		_, p, ok := settle(&recording.Run{Events: []recording.Event{*first}}, decl, posture)
+		return ok && p != checks.PostureDev
 	}
 }
 

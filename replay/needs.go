@@ -99,6 +99,11 @@ func needsOf(reg []*checks.Check, l *checks.Ledger, d *checks.Declarations) need
 	return n
 }
 
+// messages reports whether the replay reads the texts of the messages a
+// model call carries: for the frame, the eviction join or the served
+// results.
+func (n needs) messages() bool { return n.frame || n.evictions || n.served }
+
 func (n needs) or(m needs) needs {
 	return needs{
 		frame:     n.frame || m.frame,
@@ -125,7 +130,7 @@ func (n needs) readsPayload(typ string) bool {
 		recording.TypeMapParked, recording.TypeMapEngaged:
 		return true
 	case recording.TypeContextInjected:
-		return n.frame || n.evictions || n.served || n.parks
+		return n.messages() || n.parks
 	case recording.TypeSlotComposed:
 		return n.parks
 	case recording.TypeContextEvicted:
@@ -133,7 +138,7 @@ func (n needs) readsPayload(typ string) bool {
 	case recording.TypeToolEnd:
 		return n.write || n.served
 	case recording.TypeIterationEnd:
-		return n.callNames || n.frame || n.evictions || n.served
+		return n.callNames || n.messages()
 	case recording.TypeRouteDecided, recording.TypeTurnEnd:
 		return n.claims
 	case recording.TypeSemantics:

@@ -38,15 +38,26 @@ func PayloadFilter(reg []*checks.Check, decl *checks.Declarations, posture strin
 // run_configured, if it has one, over decl) reads; nil, keeping them all,
 // when they cannot be settled: the replay reports that.
 func readsUnder(reg []*checks.Check, run *recording.Run, decl *checks.Declarations, posture string) func(string) bool {
-	effective, err := EffectiveDeclarations(run, decl)
-	if err != nil {
-		return nil
-	}
-	p, err := postureOf(posture, effective)
-	if err != nil {
+	effective, p, ok := settle(run, decl, posture)
+	if !ok {
 		return nil
 	}
 	return needsOf(reg, checks.NewLedger(reg, effective, p), effective).readsPayload
+}
+
+// settle is the declarations and posture a replay of run settles on, as
+// far as its events so far tell, before reading anything else: the
+// loader's questions about a run's first event are answered from them.
+// ok is false when they cannot be settled, which the replay reports.
+func settle(run *recording.Run, decl *checks.Declarations, posture string) (effective *checks.Declarations, p string, ok bool) {
+	effective, err := EffectiveDeclarations(run, decl)
+	if err != nil {
+		return nil, "", false
+	}
+	if p, err = postureOf(posture, effective); err != nil {
+		return nil, "", false
+	}
+	return effective, p, true
 }
 
 // unconfigured is the filter of a run whose first event is not its
