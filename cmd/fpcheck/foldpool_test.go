@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpcheck/fpcheck/internal/hostile"
 	"github.com/fpcheck/fpcheck/internal/synth"
 	"github.com/fpcheck/fpcheck/recording"
 )
@@ -29,28 +30,16 @@ func synthStream(t *testing.T, c synth.Config, prefix string) []byte {
 	return bytes.ReplaceAll(b.Bytes(), []byte(`"runId":"run-`), []byte(`"runId":"`+prefix+`-run-`))
 }
 
-// followUpTurns repeats the two session-less turns of the empty-lookup
-// fixture n times, each pair under run ids of its own, with the second
-// turn's names of call-1 taken out: only the first turn's tool_start names
-// it, so the second turn's finding needs the book of call names, written
-// at the first turn's end.
+// followUpTurns is hostile.NamelessFollowUps of the empty-lookup fixture:
+// the second turn's finding needs the book of call names, written at the
+// first turn's end.
 func followUpTurns(t *testing.T, n int) []byte {
 	t.Helper()
 	data, err := os.ReadFile("../../testdata/recordings/claims/empty-lookup-earlier-turn/events.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	for i := range n {
-		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-			if bytes.Contains(line, []byte(`"runId":"run-fleet-turn-2"`)) {
-				line = bytes.ReplaceAll(line, []byte(`"toolName":"fleet_report"`), []byte(`"toolName":""`))
-				line = bytes.ReplaceAll(line, []byte(`"id":"call-1","name":"fleet_report"`), []byte(`"id":"call-1","name":""`))
-			}
-			out.Write(bytes.ReplaceAll(line, []byte(`"runId":"run-fleet-`), fmt.Appendf(nil, `"runId":"pair-%d-`, i)))
-		}
-	}
-	return out.Bytes()
+	return hostile.NamelessFollowUps(data, n)
 }
 
 // deadRuns puts, after every run of stream, a run whose model call

@@ -1,9 +1,11 @@
 // Package hostile writes the recordings of docs/security.md's memory cases
 // at any size: one run of many large tool results, millions of tiny events,
 // an unfinished run ahead of many complete ones, one finding recorded many
-// times, a million one-event runs and decompression bombs. The bench measures
-// them at full size and cmd/fpcheck's tests at a small one, so both judge
-// the same bytes; nothing of that size is ever committed.
+// times, a million one-event runs and decompression bombs; and, for the
+// tests of the replay's order, follow-up turns that need an earlier turn's
+// names (NamelessFollowUps). The bench measures them at full size and
+// cmd/fpcheck's tests at a small one, so both judge the same bytes; nothing
+// of that size is ever committed.
 //
 // Every writer streams: it holds one event at a time, so gigabytes are
 // written in a few kilobytes of memory. The events are shaped after the
@@ -13,6 +15,7 @@ package hostile
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -288,4 +291,25 @@ func ArmAll(tools []string) string {
 	}
 	b.WriteString("dials:\n  checkColumnTypes: warn\n  noticeEmptyLookups: true\n  noticePriorTurnEvidence: true\n")
 	return b.String()
+}
+
+// NamelessFollowUps repeats a recording of two session-less turns of one
+// conversation (testdata's claims/empty-lookup-earlier-turn: runs
+// run-fleet-turn-1 and run-fleet-turn-2) n times, each pair under run ids of
+// its own, with the second turn's names of call-1 taken out: only the first
+// turn's tool_start names it, so judging the second turn needs the names
+// the first one leaves behind, which a replay reads only once the first
+// turn has ended.
+func NamelessFollowUps(turns []byte, n int) []byte {
+	var out bytes.Buffer
+	for i := range n {
+		for _, line := range bytes.SplitAfter(turns, []byte("\n")) {
+			if bytes.Contains(line, []byte(`"runId":"run-fleet-turn-2"`)) {
+				line = bytes.ReplaceAll(line, []byte(`"toolName":"fleet_report"`), []byte(`"toolName":""`))
+				line = bytes.ReplaceAll(line, []byte(`"id":"call-1","name":"fleet_report"`), []byte(`"id":"call-1","name":""`))
+			}
+			out.Write(bytes.ReplaceAll(line, []byte(`"runId":"run-fleet-`), fmt.Appendf(nil, `"runId":"pair-%d-`, i)))
+		}
+	}
+	return out.Bytes()
 }
