@@ -16,7 +16,7 @@ import (
 type jsonReport struct {
 	SchemaVersion int                `json:"schemaVersion"`
 	Inputs        []jsonInput        `json:"inputs"`
-	Runs          []jsonRun          `json:"runs"`
+	Runs          *jsonList          `json:"runs"` // of jsonRun
 	Conversations []jsonConversation `json:"conversations"`
 	Options       jsonOptions        `json:"options"`
 	Bound         string             `json:"bound"`
@@ -28,7 +28,7 @@ type jsonReport struct {
 	Skipped      []jsonSkipped     `json:"skipped"`
 	// Evidence is what the report was judged from, for fpcheck to read
 	// back (saved.go); readers of the report use the sections above.
-	Evidence *jsonEvidence `json:"evidence"`
+	Evidence *evidenceDoc[*jsonList] `json:"evidence"`
 }
 
 type jsonSkipped struct {
@@ -314,10 +314,11 @@ type jsonConversation struct {
 // two-space indent, no HTML escaping (strings stay as recorded), and a
 // final newline.
 func RenderJSON(w io.Writer, r *Report) error {
+	s := newJSONStream(w)
 	out := jsonReport{
 		SchemaVersion: r.SchemaVersion,
 		Inputs:        []jsonInput{},
-		Runs:          []jsonRun{},
+		Runs:          s.list(len(r.Runs), func(i int) any { return jsonRunOf(r, r.Runs[i]) }),
 		Conversations: []jsonConversation{},
 		Options:       jsonOptionsOf(r.Options),
 		Bound:         Bound,
@@ -325,7 +326,7 @@ func RenderJSON(w io.Writer, r *Report) error {
 		ExitCode:      r.ExitCode(),
 		Declarations:  jsonDeclarationsOf(r.Declarations),
 		Skipped:       []jsonSkipped{},
-		Evidence:      jsonEvidenceOf(r),
+		Evidence:      jsonEvidenceOf(r, s),
 	}
 	for _, in := range r.Inputs {
 		out.Inputs = append(out.Inputs, jsonInputOf(in))
@@ -333,13 +334,10 @@ func RenderJSON(w io.Writer, r *Report) error {
 	for _, sk := range r.Skipped {
 		out.Skipped = append(out.Skipped, jsonSkipped{Path: sk.Path, Why: sk.Why, Exclude: sk.Pattern})
 	}
-	for _, run := range r.Runs {
-		out.Runs = append(out.Runs, jsonRunOf(r, run))
-	}
 	for _, c := range r.Conversations {
 		out.Conversations = append(out.Conversations, jsonConversation{SessionID: c.SessionID, Runs: nonNil(c.RunIDs)})
 	}
-	return encodeJSON(w, out)
+	return s.encode(out)
 }
 
 func jsonOptionsOf(o Options) jsonOptions {

@@ -8,9 +8,7 @@ import (
 // encodeJSON writes v as indented JSON the way every machine format of the
 // report does (see newJSONEncoder).
 func encodeJSON(w io.Writer, v any) error {
-	enc := newJSONEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return newJSONStream(w).encode(v)
 }
 
 // newJSONEncoder is the encoder of every JSON the report writes: HTML

@@ -71,7 +71,7 @@ func (j *JSONLWriter) Input(in InputResult) error {
 	j.buf.Reset()
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		if err := j.enc.Encode(jsonlRun{Type: "run", Index: in.Index, ExitCode: r.Options.runCode(run), jsonRun: jsonRunOf(r, *run)}); err != nil {
+		if err := j.line(jsonlRun{Type: "run", Index: in.Index, ExitCode: r.Options.runCode(run), jsonRun: jsonRunOf(r, *run)}); err != nil {
 			return err
 		}
 	}
@@ -97,6 +97,20 @@ type jsonlCopies struct {
 
 // Summary writes the closing lines for the whole report r: the copies of
 // runs across inputs, then the summary.
+// line encodes one line, and writes what is encoded once it passes 64 KiB:
+// an input of many runs is not held encoded whole.
+func (j *JSONLWriter) line(v any) error {
+	if err := j.enc.Encode(v); err != nil {
+		return err
+	}
+	if j.buf.Len() < 64<<10 {
+		return nil
+	}
+	_, err := j.w.Write(j.buf.Bytes())
+	j.buf.Reset()
+	return err
+}
+
 func (j *JSONLWriter) Summary(r *Report) error {
 	j.buf.Reset()
 	for i := range r.Runs {
@@ -104,7 +118,7 @@ func (j *JSONLWriter) Summary(r *Report) error {
 		if len(run.Copies)+len(run.Conflicts) == 0 {
 			continue
 		}
-		if err := j.enc.Encode(jsonlCopies{Type: "copies", RunID: run.RunID, Input: run.Input,
+		if err := j.line(jsonlCopies{Type: "copies", RunID: run.RunID, Input: run.Input,
 			Copies: jsonCopiesOf(run.Copies), Conflicts: jsonConflictsOf(run.Conflicts)}); err != nil {
 			return err
 		}

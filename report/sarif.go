@@ -38,7 +38,7 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool        sarifTool         `json:"tool"`
 	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
+	Results     *jsonList         `json:"results"` // of sarifResult
 	Properties  map[string]any    `json:"properties"`
 }
 
@@ -404,6 +404,8 @@ func (b *sarifBuilder) failLevel(code int) string {
 }
 
 func (b *sarifBuilder) write(w io.Writer, exitCode int, unreadable bool, props map[string]any) error {
+	s := newJSONStream(w)
+	results := b.results
 	log := sarifLog{
 		Schema:  SARIFSchema,
 		Version: SARIFVersion,
@@ -414,11 +416,11 @@ func (b *sarifBuilder) write(w io.Writer, exitCode int, unreadable bool, props m
 				ExitCode:            exitCode,
 				Notifications:       nonNil(b.notes),
 			}},
-			Results:    nonNil(b.results),
+			Results:    s.list(len(results), func(i int) any { return results[i] }),
 			Properties: props,
 		}},
 	}
-	return encodeJSON(w, log)
+	return s.encode(log)
 }
 
 func (b *sarifBuilder) version() string {

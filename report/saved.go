@@ -52,13 +52,21 @@ type Shard struct {
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
-type jsonEvidence struct {
-	Version      int          `json:"version"`
-	Declarations *string      `json:"declarations"`
-	Posture      string       `json:"posture"`
-	Shard        *Shard       `json:"shard"`
-	Total        int          `json:"total"`
-	Inputs       []savedInput `json:"inputs"`
+// jsonEvidence is the evidence as it is read back; the report writes
+// evidenceDoc[*jsonList], its runs streamed one at a time.
+type jsonEvidence = evidenceDoc[[]RunResult]
+
+type savedInput = savedInputOf[[]RunResult]
+
+// evidenceDoc is the evidence section, R being how an input's runs are
+// held.
+type evidenceDoc[R any] struct {
+	Version      int               `json:"version"`
+	Declarations *string           `json:"declarations"`
+	Posture      string            `json:"posture"`
+	Shard        *Shard            `json:"shard"`
+	Total        int               `json:"total"`
+	Inputs       []savedInputOf[R] `json:"inputs"`
 	// ExplainFlags are Options.ExplainFlags, so that a report rebuilt
 	// from this one prints the same explain commands.
 	ExplainFlags []string `json:"explainFlags"`
@@ -79,26 +87,26 @@ type savedDeclarations struct {
 	Text   string `json:"text"`
 }
 
-type savedInput struct {
+type savedInputOf[R any] struct {
 	Index int              `json:"index"`
 	Root  string           `json:"root"`
 	Path  string           `json:"path"`
 	Stats *recording.Stats `json:"stats"`
 	Error *string          `json:"error"`
-	Runs  []RunResult      `json:"runs"`
+	Runs  R                `json:"runs"`
 	// NotRecording is InputResult.NotRecording.
 	NotRecording bool `json:"notRecording"`
 }
 
-func jsonEvidenceOf(r *Report) *jsonEvidence {
+func jsonEvidenceOf(r *Report, s *jsonStream) *evidenceDoc[*jsonList] {
 	p := r.Provenance
-	ev := &jsonEvidence{
+	ev := &evidenceDoc[*jsonList]{
 		Version:      EvidenceVersion,
 		Declarations: nullString(p.Declarations),
 		Posture:      p.Posture,
 		Shard:        p.Shard,
 		Total:        p.Total,
-		Inputs:       []savedInput{},
+		Inputs:       []savedInputOf[*jsonList]{},
 		ExplainFlags: nonNil(r.Options.ExplainFlags),
 		Excluded:     []savedExcluded{},
 	}
@@ -111,7 +119,9 @@ func jsonEvidenceOf(r *Report) *jsonEvidence {
 		ev.DeclarationsFile = &savedDeclarations{Source: p.DeclarationsSource, Text: p.DeclarationsText}
 	}
 	for _, in := range r.Sources {
-		si := savedInput{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, Runs: nonNil(in.Runs), NotRecording: in.NotRecording}
+		runs := in.Runs
+		si := savedInputOf[*jsonList]{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, NotRecording: in.NotRecording,
+			Runs: s.list(len(runs), func(i int) any { return runs[i] })}
 		if in.Err != nil {
 			msg := in.Err.Error()
 			si.Error = &msg
