@@ -324,7 +324,7 @@ func stringValue(raw []byte, last *string) (string, bool) {
 			return *last, true
 		}
 	}
-	s, err := jsonfast.String(raw)
+	s, err := jsonfast.ShortString(raw)
 	if err != nil {
 		return "", false
 	}

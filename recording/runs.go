@@ -22,6 +22,8 @@ import (
 // release): then a completed run waits only for the earlier runs of its
 // group.
 type splitter struct {
+	// scratch is the event being folded (add).
+	scratch Event
 	input     string
 	maxEvents int
 	// maxBytes caps what one run keeps (Options.MaxRunBytes); 0 is no cap.
@@ -210,14 +212,23 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	if dropped {
 		ev.Payload, ev.PayloadDropped = nil, true
 	}
-	if rs.fold != nil && (!rs.waits || len(r.Events) == 0 && !asksBook(rs.fold, &ev)) {
-		if err := rs.fold.Add(&ev); err != nil {
-			return continued, &callbackError{err}
+	if rs.fold != nil {
+		// A fold gets the splitter's own copy: it has the event only
+		// during the call (RunFold), and ev itself, handed to an
+		// interface, would be moved to the heap on every call.
+		sp.scratch = ev
+		if !rs.waits || len(r.Events) == 0 && !asksBook(rs.fold, &sp.scratch) {
+			err := rs.fold.Add(&sp.scratch)
+			sp.scratch = Event{}
+			if err != nil {
+				return continued, &callbackError{err}
+			}
+			if sp.overLimit(rs) {
+				return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
+			}
+			return continued, sp.ended(rs, ev.Type)
 		}
-		if sp.overLimit(rs) {
-			return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
-		}
-		return continued, sp.ended(rs, ev.Type)
+		sp.scratch = Event{}
 	}
 	// Under a filter or a fold the decoders hand payloads over in their
 	// reused read buffers (eventDecoder.alias): a run that collects its

@@ -76,7 +76,7 @@ func setStr(dst *string, v []byte) bool {
 	}
 	switch v[0] {
 	case '"':
-		s, err := jsonfast.String(v)
+		s, err := jsonfast.ShortString(v)
 		if err != nil {
 			return false
 		}
@@ -154,7 +154,7 @@ func stringValue(raw []byte, slow bool) (string, bool) {
 	}
 	switch jsonfast.KindOf(raw) {
 	case jsonfast.KindString:
-		if s, err := jsonfast.String(raw); err == nil {
+		if s, err := jsonfast.ShortString(raw); err == nil {
 			return s, true
 		}
 	case jsonfast.KindNull:
@@ -359,7 +359,7 @@ func toolNamesOf(raw json.RawMessage, slow bool) ([]string, bool) {
 			ok = false
 			return false
 		}
-		s, err := jsonfast.String(v[0])
+		s, err := jsonfast.ShortString(v[0])
 		if err != nil {
 			ok = false
 			return false
@@ -457,7 +457,9 @@ func decodeRoute(raw json.RawMessage, p *routePayload, slow bool) bool {
 // object whose wanted keys appear once, exactly spelled, with the right
 // type) and returns false for anything else; then, or when slow forces it,
 // the lenient path decodes into a cleared p, so odd payloads read exactly
-// as they always have.
+// as they always have. The lenient path decodes into a copy on the heap,
+// so that p, which encoding/json would make escape, stays where the caller
+// keeps it: on the fast path, that is the stack.
 func fastOrLoose[T any](raw json.RawMessage, p *T, slow bool, fast func() bool) bool {
 	if !slow {
 		if fast() {
@@ -466,5 +468,9 @@ func fastOrLoose[T any](raw json.RawMessage, p *T, slow bool, fast func() bool) 
 		var zero T
 		*p = zero
 	}
-	return decodeLoose(raw, p)
+	q := new(T)
+	*q = *p
+	ok := decodeLoose(raw, q)
+	*p = *q
+	return ok
 }

@@ -383,7 +383,7 @@ func recStringOK(raw json.RawMessage, slow bool) (string, bool) {
 		return "", false
 	}
 	if !slow {
-		if s, err := jsonfast.String(raw); err == nil {
+		if s, err := jsonfast.ShortString(raw); err == nil {
 			return s, true
 		}
 	}

@@ -55,6 +55,12 @@ func checkString(t *testing.T, in []byte) {
 	if (err == nil) != (err2 == nil) || err == nil && "x"+got != string(got2) {
 		t.Errorf("AppendString(%q) = %q, %v; String = %q, %v", in, got2, err2, got, err)
 	}
+	// Twice: a miss, then (for a short plain string) a hit of the cache.
+	for range 2 {
+		if got3, err3 := ShortString(in); (err == nil) != (err3 == nil) || got3 != got {
+			t.Errorf("ShortString(%q) = %q, %v; String = %q, %v", in, got3, err3, got, err)
+		}
+	}
 	t2 := trimSpace(in)
 	if len(t2) == 0 || t2[0] != '"' {
 		if err == nil {
