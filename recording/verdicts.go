@@ -20,6 +20,14 @@ import (
 // only once the decoder has read verdictWarmup bytes: a small input does
 // not pay for a cache it would not fill. Its bytes are bounded by
 // verdictBudget; a decoder that meets another run's events starts afresh.
+//
+// Only some event types repeat their payloads (context.injected re-sends
+// the conversation; a model call's or a result's payload names its own
+// iteration or call), and copying the others costs more than their rare
+// hits save. So each schema is probed: once verdictProbe of its payloads
+// were kept and fewer than one in verdictHitRatio was met again, its
+// payloads are neither kept nor looked up, until verdictReprobe more have
+// gone by and it is probed afresh.
 type verdicts struct {
 	// eager starts the cache at the first line (tests).
 	eager bool
@@ -34,6 +42,31 @@ type verdicts struct {
 	// fresh is the verdict kept for the line being decoded, whose run is
 	// known only after its payload.
 	fresh *verdict
+	// stats are the probes of each schema (nil: payloads of types without
+	// one).
+	stats map[*compiledSchema]*verdictStat
+}
+
+// verdictStat is how a schema's payloads have fared in the cache.
+type verdictStat struct {
+	kept, hits, skipped int
+}
+
+// off reports whether payloads of the schema are not worth keeping.
+func (s *verdictStat) off() bool {
+	return s.kept >= verdictProbe && s.hits*verdictHitRatio < s.kept
+}
+
+func (c *verdicts) stat(sc *compiledSchema) *verdictStat {
+	st := c.stats[sc]
+	if st == nil {
+		if c.stats == nil {
+			c.stats = map[*compiledSchema]*verdictStat{}
+		}
+		st = &verdictStat{}
+		c.stats[sc] = st
+	}
+	return st
 }
 
 // verdict is one validated payload.
@@ -60,6 +93,10 @@ const (
 	verdictMax    = 64 << 10
 	verdictBudget = 1 << 20
 	verdictWarmup = 256 << 10
+
+	verdictProbe    = 256
+	verdictHitRatio = 16
+	verdictReprobe  = 64 << 10
 )
 
 // line counts a line read, and notes the run its event belongs to.
@@ -91,6 +128,10 @@ func (c *verdicts) find(b []byte, i, depth int, sc *compiledSchema) (*verdict, b
 	if c.sets == nil || len(b)-i < verdictMin || depth <= 0 {
 		return nil, false
 	}
+	st := c.stat(sc)
+	if st.off() {
+		return nil, false
+	}
 	key := maphash.Bytes(c.seed, b[i:i+verdictPrefix])
 	set := &c.sets[key%verdictSets]
 	for w := range set {
@@ -98,6 +139,7 @@ func (c *verdicts) find(b []byte, i, depth int, sc *compiledSchema) (*verdict, b
 		if v.gen == c.gen && v.key == key && v.depth == depth && v.sc == sc &&
 			len(b)-i >= len(v.body) && bytes.Equal(b[i:i+len(v.body)], v.body) {
 			c.hits++
+			st.hits++
 			return v, true
 		}
 	}
@@ -111,6 +153,14 @@ func (c *verdicts) keep(b []byte, i, end, depth int, sc *compiledSchema, fields 
 	if c.sets == nil || n < verdictMin || n > verdictMax || depth <= 0 {
 		return
 	}
+	st := c.stat(sc)
+	if st.off() {
+		if st.skipped++; st.skipped >= verdictReprobe {
+			*st = verdictStat{}
+		}
+		return
+	}
+	st.kept++
 	key := maphash.Bytes(c.seed, b[i:i+verdictPrefix])
 	s := key % verdictSets
 	var offs [maxSchemaFields][2]int32

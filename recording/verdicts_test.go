@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -67,4 +68,42 @@ func TestVerdictsWaitForWarmup(t *testing.T) {
 	if d.verdicts.on() {
 		t.Error("the cache started at the first line")
 	}
+}
+
+// TestVerdictsProbeEachSchema: a type whose payloads never repeat stops
+// being kept after its probe, and is probed again later; a type whose
+// payloads repeat stays kept, and the events decode as the legacy
+// decoder's either way.
+func TestVerdictsProbeEachSchema(t *testing.T) {
+	injected := func(i int) []byte {
+		p := `{"slot":"messages","rawContent":"` + strings.Repeat("x", 200) + `","position":` + strconv.Itoa(i%4) + `}`
+		return []byte(`{"type":"agentfootprint.context.injected","payload":` + p + `,"meta":{"runId":"a"}}`)
+	}
+	toolEnd := func(i int) []byte {
+		p := `{"toolCallId":"call-` + strconv.Itoa(i) + `","result":"` + strings.Repeat("r", 200) + `"}`
+		return []byte(`{"type":"agentfootprint.stream.tool_end","payload":` + p + `,"meta":{"runId":"a"}}`)
+	}
+	d := eventDecoder{verdicts: verdicts{eager: true}}
+	var lines [][]byte
+	for i := range verdictProbe + 100 {
+		lines = append(lines, injected(i), toolEnd(i))
+	}
+	for _, l := range lines {
+		var r decodedEvent
+		d.decode(l, &r)
+	}
+	inj, end := d.verdicts.stats[compiledSchemas[TypeContextInjected]], d.verdicts.stats[compiledSchemas[TypeToolEnd]]
+	if inj == nil || inj.off() {
+		t.Errorf("repeated payloads stopped being kept: %+v", inj)
+	}
+	if end == nil || !end.off() || end.skipped != 100 {
+		t.Errorf("distinct payloads: %+v, want off after %d kept and 100 skipped", end, verdictProbe)
+	}
+	end.skipped = verdictReprobe - 1
+	var r decodedEvent
+	d.decode(toolEnd(-1), &r)
+	if end.off() || end.kept != 0 {
+		t.Errorf("after %d skipped the schema is not probed again: %+v", verdictReprobe, end)
+	}
+	compareDecode(t, lines...)
 }

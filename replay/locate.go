@@ -72,8 +72,9 @@ type locator struct {
 	callByID map[string]int
 	results  map[string]checks.Position
 	// firstByStage is the first event of each stage, where a finding
-	// nothing else pins down is filed.
-	firstByStage map[string]checks.Position
+	// nothing else pins down is filed. Nearly every event opens a stage
+	// of its own, so it is held compactly.
+	firstByStage map[string]eventAt
 	// hashCalls joins a messages-slot record's content hash to the calls
 	// whose result it carried, so an eviction names the call it dropped;
 	// hashCallSeen holds the pairs already joined.
@@ -90,13 +91,24 @@ type locator struct {
 	kept  int64
 }
 
+// eventAt is where an event stands, all positionOf reads of it.
+type eventAt struct {
+	event       string
+	line, index int64
+	rotated     bool
+}
+
+func (e eventAt) position(what string) checks.Position {
+	return checks.Position{What: what, Event: e.event, Line: e.line, Index: e.index, Rotated: e.rotated}
+}
+
 type evictionAt struct {
 	pos  checks.Position
 	hash string
 }
 
 func positionOf(ev *recording.Event, what string) checks.Position {
-	return checks.Position{What: what, Event: ev.Type, Line: ev.Line, Index: ev.Index, Rotated: ev.Rotated}
+	return eventAt{event: ev.Type, line: ev.Line, index: ev.Index, rotated: ev.Rotated}.position(what)
 }
 
 // positionCost is what one kept position costs beside its strings.
@@ -110,7 +122,7 @@ func newLocator(store *textStore) *locator {
 		callByID:     map[string]int{},
 		pending:      map[string][]string{},
 		results:      map[string]checks.Position{},
-		firstByStage: map[string]checks.Position{},
+		firstByStage: map[string]eventAt{},
 		hashCalls:    map[string][]string{},
 		hashCallSeen: map[[2]string]bool{},
 		store:        store,
@@ -134,7 +146,7 @@ func (l *locator) add(ev *recording.Event) {
 	}
 	if stage := ev.Meta.RuntimeStageID; stage != "" && ev.Type != recording.TypeContextError && ev.Type != recording.TypeDisposition {
 		if _, seen := l.firstByStage[stage]; !seen {
-			l.firstByStage[stage] = positionOf(ev, checks.EvidenceFiledAt)
+			l.firstByStage[stage] = eventAt{event: ev.Type, line: ev.Line, index: ev.Index, rotated: ev.Rotated}
 			l.count(positionCost, len(stage))
 		}
 	}
@@ -337,8 +349,8 @@ func (l *locator) locate(f checks.Finding) []checks.Position {
 	if len(out) == 0 || (len(out) == 1 && out[0].What == checks.EvidenceFinding) {
 		// Nothing else pinned down: the stage that filed it is still a
 		// place to look.
-		if p, ok := l.firstByStage[f.FiledAt]; ok && f.FiledAt != "" {
-			add(p)
+		if e, ok := l.firstByStage[f.FiledAt]; ok && f.FiledAt != "" {
+			add(e.position(checks.EvidenceFiledAt))
 		}
 	}
 	checks.SortPositions(out)
