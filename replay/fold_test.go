@@ -99,6 +99,12 @@ func TestFoldMatchesWholeRun(t *testing.T) {
 			assertFoldSame(t, name+" ("+v.name+", ledgers shared)", run, decl, fo, nil, nil)
 		}
 	})
+	// The shared small numbers (ptrInt) are only ever read.
+	for i, v := range smallInts {
+		if v != int64(i) {
+			t.Fatalf("smallInts[%d] = %d: a shared iteration was written through", i, v)
+		}
+	}
 }
 
 // lateRun is a run whose agent.run_configured comes after its first model

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/fpcheck/fpcheck/checks"
@@ -89,6 +90,8 @@ type locator struct {
 	// engine); kept counts the bytes of the entries above.
 	store *textStore
 	kept  int64
+	// buf is locate's.
+	buf []checks.Position
 }
 
 // eventAt is where an event stands, all positionOf reads of it.
@@ -264,7 +267,23 @@ func (l *locator) answered(stage, id string) {
 	}
 }
 
-func ptrInt(v int64) *int64 { return &v }
+// ptrInt points at v. Iterations and epochs are small numbers that every
+// finding and position of a run repeats; those share one value each (the
+// values are only read), so that a report of many runs does not hold one
+// allocation apiece.
+func ptrInt(v int64) *int64 {
+	if v >= 0 && v < int64(len(smallInts)) {
+		return &smallInts[v]
+	}
+	return &v
+}
+
+var smallInts = func() (a [256]int64) {
+	for i := range a {
+		a[i] = int64(i)
+	}
+	return a
+}()
 
 // Locate fills each finding's Evidence with the recording positions of
 // what it is about, read from the run's events: the model call of its
@@ -295,7 +314,11 @@ func (l *locator) locateAll(fs []checks.Finding) {
 }
 
 func (l *locator) locate(f checks.Finding) []checks.Position {
-	var out []checks.Position
+	// Gathered in the locator's buffer and handed out at their length:
+	// a report holds every finding's positions, and grown by appending
+	// they were held with room to spare.
+	out := l.buf[:0]
+	defer func() { l.buf = out[:0] }()
 	add := func(p checks.Position) {
 		for _, q := range out {
 			if q.Same(p) {
@@ -353,8 +376,11 @@ func (l *locator) locate(f checks.Finding) []checks.Position {
 			add(e.position(checks.EvidenceFiledAt))
 		}
 	}
+	if len(out) == 0 {
+		return nil
+	}
 	checks.SortPositions(out)
-	return out
+	return slices.Clone(out)
 }
 
 // callsOf names the tool calls a finding is about: the calls its check

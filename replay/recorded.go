@@ -432,8 +432,7 @@ func recFloatInt(v float64) *int64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) || v < -(1<<63) || v >= 1<<63 {
 		return nil
 	}
-	n := int64(v)
-	return &n
+	return ptrInt(int64(v))
 }
 
 // maxCounter is the largest count a JavaScript ledger can hold exactly

@@ -52,8 +52,8 @@ func Build(inputs []InputResult, opts Options) *Report {
 			run.Headline = phrases.str(run.Headline)
 			phrases.side(run.Recorded)
 			phrases.side(run.Replayed)
-			run.Recorded = phrases.same(&phrases.recorded, run.Recorded)
-			run.Replayed = phrases.same(&phrases.replayed, run.Replayed)
+			run.Recorded = phrases.same(true, run.Recorded)
+			run.Replayed = phrases.same(false, run.Replayed)
 			r.Runs = append(r.Runs, run)
 			facts = append(facts, factsOf(rr, &run, input.Format, len(r.Inputs)))
 		}
@@ -198,16 +198,21 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 	}
 	run.Defects, run.Advisories, run.Drift = len(defects), len(advisories), len(drift)
 
-	var matching []Finding
-	for _, f := range all {
-		if opts.Kind == "" || f.Kind == opts.Kind {
-			matching = append(matching, f)
+	// Without a kind filter every finding matches: the list is all's,
+	// held once (clipped, so that nothing appends into all).
+	matching := slices.Clip(all)
+	if opts.Kind != "" {
+		matching = nil
+		for _, f := range all {
+			if f.Kind == opts.Kind {
+				matching = append(matching, f)
+			}
 		}
 	}
 	run.Matching = len(matching)
 	run.Findings = matching
 	if opts.Limit > 0 && len(matching) > opts.Limit {
-		run.Findings = matching[:opts.Limit]
+		run.Findings = matching[:opts.Limit:opts.Limit]
 	}
 	run.Omitted = run.Matching - len(run.Findings)
 	var lc listCounts

@@ -227,7 +227,10 @@ type runFacts struct {
 	print      *RunPrint
 	hasLedger  bool
 	integrity  int
-	known      map[string]bool // real finding identities, both sides
+	// sides are the run's evidence, of which known reads the real
+	// finding identities: only a run met again in another input needs
+	// them, so they are not gathered for every run.
+	sides [2]*replay.Evidence
 	ownDefects bool
 	lostLines  int64 // known lost lines or events
 	format     string
@@ -424,8 +427,9 @@ func notCopy(c *Run, fc *runFacts, p *Run, fp *runFacts) string {
 	if extra > 0 {
 		return fmt.Sprintf("%s holds %s that %s lacks", displayPath(c.Input), count(extra, "integrity event", "integrity events"), displayPath(p.Input))
 	}
-	for _, id := range sortedKeys(fc.known) {
-		if !fp.known[id] {
+	inP := fp.known()
+	for _, id := range sortedKeys(fc.known()) {
+		if !inP[id] {
 			return fmt.Sprintf("%s holds a finding that %s lacks (%s)", displayPath(c.Input), displayPath(p.Input), id)
 		}
 	}
@@ -540,20 +544,10 @@ func (c *RunCopy) line() int64 {
 
 // factsOf reads what the copy rule needs of a run as built.
 func factsOf(rr RunResult, run *Run, format string, input int) runFacts {
-	f := runFacts{print: rr.Print, format: format, input: input, known: map[string]bool{}, ownDefects: run.Verdict == VerdictDefects}
+	f := runFacts{print: rr.Print, format: format, input: input, sides: [2]*replay.Evidence{rr.Recorded, rr.Replayed}, ownDefects: run.Verdict == VerdictDefects}
 	if rr.Recorded != nil {
 		f.hasLedger = rr.Recorded.Disposition != nil
 		f.integrity = rr.Recorded.IntegrityEvents
-	}
-	for _, ev := range []*replay.Evidence{rr.Recorded, rr.Replayed} {
-		if ev == nil {
-			continue
-		}
-		for i := range ev.Findings {
-			if !ev.Findings[i].Synthetic {
-				f.known[ev.Findings[i].Identity()] = true
-			}
-		}
 	}
 	for _, d := range run.Damage {
 		switch d.Cause {
@@ -562,6 +556,22 @@ func factsOf(rr RunResult, run *Run, format string, input int) runFacts {
 		}
 	}
 	return f
+}
+
+// known are the identities of the run's real findings, both sides.
+func (f *runFacts) known() map[string]bool {
+	known := map[string]bool{}
+	for _, ev := range f.sides {
+		if ev == nil {
+			continue
+		}
+		for i := range ev.Findings {
+			if !ev.Findings[i].Synthetic {
+				known[ev.Findings[i].Identity()] = true
+			}
+		}
+	}
+	return known
 }
 
 // inputRuns returns, for each input, its runs as that input alone gives

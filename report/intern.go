@@ -19,16 +19,31 @@ type interner struct {
 	// rows are whole ledgers: the runs of one configuration register the
 	// same checks, and most of them count the same encounters.
 	rows map[string][]Row
-	// recorded and replayed are the sides of each kind handed out last:
-	// the runs of a large report mostly end with the same ones, then held
-	// once.
-	recorded, replayed *Side
+	// sides are the sides handed out, by what narrows them down: the runs
+	// of one agent mostly end with the same few, then each held once.
+	sides map[sideKey][]*Side
 }
+
+// sideKey narrows the sides that may say what a side says; reflect.DeepEqual
+// decides. Rows and lists are interned before, so equal ones share their
+// first element.
+type sideKey struct {
+	recorded         bool
+	coverage         Coverage
+	ledger           string
+	rows             *Row
+	nrows            int
+	integrity        int
+	defects, checked int64
+}
+
+// sidesPerKey bounds the sides kept under one key.
+const sidesPerKey = 4
 
 const internCap = 1 << 12
 
 func newInterner() *interner {
-	return &interner{seen: map[string]string{}, lists: map[string][]string{}, rows: map[string][]Row{}}
+	return &interner{seen: map[string]string{}, lists: map[string][]string{}, rows: map[string][]Row{}, sides: map[sideKey][]*Side{}}
 }
 
 func (in *interner) str(s string) string {
@@ -131,16 +146,25 @@ func (in *interner) run(r *Run) {
 	r.Notes = in.list(r.Notes)
 }
 
-// same returns *last, the side of its kind handed out last, when s says
-// exactly what it says, else s, which is then the last. A side is only
-// read once its run is built.
-func (in *interner) same(last **Side, s *Side) *Side {
+// same returns a side handed out before that says exactly what s says,
+// else s, which is then kept. A side is only read once its run is built.
+func (in *interner) same(recorded bool, s *Side) *Side {
 	if s == nil {
 		return nil
 	}
-	if *last != nil && reflect.DeepEqual(*last, s) {
-		return *last
+	k := sideKey{recorded: recorded, coverage: s.Coverage, ledger: s.Ledger, nrows: len(s.Rows),
+		integrity: s.IntegrityEvents, defects: int64(s.Defects), checked: s.Checked}
+	if len(s.Rows) > 0 {
+		k.rows = &s.Rows[0]
 	}
-	*last = s
+	kept := in.sides[k]
+	for _, t := range kept {
+		if reflect.DeepEqual(t, s) {
+			return t
+		}
+	}
+	if len(kept) < sidesPerKey && (len(kept) > 0 || len(in.sides) < internCap) {
+		in.sides[k] = append(kept, s)
+	}
 	return s
 }

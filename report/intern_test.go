@@ -95,9 +95,9 @@ func TestInternerRows(t *testing.T) {
 	}
 }
 
-// TestInternerSides: a replayed side equal to the one before it is held
-// once; one that differs in any field, or in nil against empty, is its
-// own.
+// TestInternerSides: a side equal to one handed out before, the last or
+// an earlier one, is held once; one that differs in any field, or in nil
+// against empty, or that is of the other kind, is its own.
 func TestInternerSides(t *testing.T) {
 	base := Side{Coverage: CoverageNoIntegrityEvents, Posture: "observe", Silent: []string{"a @b"}}
 	tests := []struct {
@@ -109,14 +109,20 @@ func TestInternerSides(t *testing.T) {
 		{"a count", func(s *Side) { s.Checked = 1 }, false},
 		{"a phrase", func(s *Side) { s.Silent = []string{"a @c"} }, false},
 		{"empty rows, not none", func(s *Side) { s.Rows = []Row{} }, false},
+		{"another posture", func(s *Side) { s.Posture = "enforce" }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := newInterner()
 			a, b := base, base
 			tt.change(&b)
-			var last *Side
-			first, second := in.same(&last, &a), in.same(&last, &b)
+			first := in.same(false, &a)
+			other := Side{Coverage: CoverageFull}
+			in.same(false, &other)
+			if in.same(true, &b) == first {
+				t.Fatal("a recorded side shares a replayed one")
+			}
+			second := in.same(false, &b)
 			if shared := first == second; shared != tt.same {
 				t.Fatalf("shared = %v, want %v", shared, tt.same)
 			}
