@@ -431,6 +431,10 @@ func (f *Fold) End() (*FoldResult, error) {
 			f.loc.locateAll(res.Recorded.Findings)
 		}
 	}
+	if f.loc != nil {
+		f.loc.release()
+		f.loc = nil
+	}
 	res.Replayed, res.Recorded = f.opts.Ledgers.share(res.Replayed), f.opts.Ledgers.share(res.Recorded)
 	if f.tools != nil {
 		res.Tools = f.tools.list()
@@ -457,6 +461,10 @@ func (f *Fold) End() (*FoldResult, error) {
 func (f *Fold) Drop() {
 	f.ended = true
 	f.held, f.heldBytes = nil, 0
+	if f.loc != nil {
+		f.loc.release()
+		f.loc = nil
+	}
 	if f.e != nil {
 		f.e.release()
 		return

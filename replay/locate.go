@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
@@ -118,6 +119,15 @@ func positionOf(ev *recording.Event, what string) checks.Position {
 const positionCost = entryCost + 96
 
 func newLocator(store *textStore) *locator {
+	l := locatorPool.Get().(*locator)
+	l.store = store
+	return l
+}
+
+// locatorPool keeps the locators of ended runs, their maps emptied but
+// grown: each run of a stream fills the same maps to about the same size,
+// and growing them again was a sixth of what an armed replay allocated.
+var locatorPool = sync.Pool{New: func() any {
 	return &locator{
 		llmStart:     map[int64]checks.Position{},
 		llmEnd:       map[int64]checks.Position{},
@@ -128,8 +138,40 @@ func newLocator(store *textStore) *locator {
 		firstByStage: map[string]eventAt{},
 		hashCalls:    map[string][]string{},
 		hashCallSeen: map[[2]string]bool{},
-		store:        store,
 	}
+}}
+
+// pooledEntries is the most entries a map of a released locator may have
+// held: a larger one (a run of a million calls) is let go rather than kept
+// at its size.
+const pooledEntries = 1 << 12
+
+// release empties l and gives it back to the pool; nothing of it may be
+// read after. What locate handed out was copied out of it.
+func (l *locator) release() {
+	if len(l.firstByStage) > pooledEntries || len(l.callByID) > pooledEntries || len(l.hashCallSeen) > pooledEntries ||
+		len(l.llmStart) > pooledEntries || cap(l.calls) > pooledEntries || cap(l.evictions) > pooledEntries {
+		return
+	}
+	clear(l.llmStart)
+	clear(l.llmEnd)
+	clear(l.endByStage)
+	clear(l.callByID)
+	clear(l.pending)
+	clear(l.results)
+	clear(l.firstByStage)
+	clear(l.hashCalls)
+	clear(l.hashCallSeen)
+	clear(l.calls[:cap(l.calls)])
+	clear(l.evictions[:cap(l.evictions)])
+	clear(l.answers[:cap(l.answers)])
+	clear(l.buf[:cap(l.buf)])
+	*l = locator{
+		llmStart: l.llmStart, llmEnd: l.llmEnd, endByStage: l.endByStage, callByID: l.callByID,
+		pending: l.pending, results: l.results, firstByStage: l.firstByStage, hashCalls: l.hashCalls,
+		hashCallSeen: l.hashCallSeen, calls: l.calls[:0], evictions: l.evictions[:0], answers: l.answers[:0], buf: l.buf[:0],
+	}
+	locatorPool.Put(l)
 }
 
 // count adds one kept entry holding strings of the given lengths.
@@ -299,6 +341,7 @@ func Locate(events []recording.Event, fs []checks.Finding) {
 	store := newTextStore(0)
 	defer store.close()
 	l := newLocator(store)
+	defer l.release()
 	for i := range events {
 		l.add(&events[i])
 	}
