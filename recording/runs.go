@@ -23,7 +23,7 @@ import (
 // group.
 type splitter struct {
 	// scratch is the event being folded (add).
-	scratch Event
+	scratch   Event
 	input     string
 	maxEvents int
 	// maxBytes caps what one run keeps (Options.MaxRunBytes); 0 is no cap.

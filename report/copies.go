@@ -224,13 +224,13 @@ const copyCandidates = 8
 
 // runFacts is what the copy rule reads of a built run.
 type runFacts struct {
-	print      *RunPrint
-	hasLedger  bool
-	integrity  int
+	print     *RunPrint
+	hasLedger bool
+	integrity int
 	// sides are the run's evidence, of which known reads the real
 	// finding identities: only a run met again in another input needs
 	// them, so they are not gathered for every run.
-	sides [2]*replay.Evidence
+	sides      [2]*replay.Evidence
 	ownDefects bool
 	lostLines  int64 // known lost lines or events
 	format     string

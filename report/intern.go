@@ -22,6 +22,10 @@ type interner struct {
 	// sides are the sides handed out, by what narrows them down: the runs
 	// of one agent mostly end with the same few, then each held once.
 	sides map[sideKey][]*Side
+	// key and rowsKey are the buffers list and ledger keys are built
+	// in (a side's rows key is held while its lists are interned):
+	// looked up, a key is not copied, only kept.
+	key, rowsKey []byte
 }
 
 // sideKey narrows the sides that may say what a side says; reflect.DeepEqual
@@ -69,22 +73,20 @@ func (in *interner) list(ss []string) []string {
 	if len(ss) == 0 {
 		return ss
 	}
-	key := listKey(ss)
-	if t, ok := in.lists[key]; ok {
+	in.key = appendList(in.key[:0], ss)
+	if t, ok := in.lists[string(in.key)]; ok {
 		return t
 	}
 	in.strs(ss)
 	ss = slices.Clip(ss)
 	if len(in.lists) < internCap {
-		in.lists[key] = ss
+		in.lists[string(in.key)] = ss
 	}
 	return ss
 }
 
-// listKey names a list by its phrases, each preceded by its length, so that
-// no two lists share a key whatever bytes a recording put in them.
-func listKey(ss []string) string { return string(appendList(nil, ss)) }
-
+// appendList names a list by its phrases, each preceded by its length, so
+// that no two lists share a key whatever bytes a recording put in them.
 func appendList(b []byte, ss []string) []byte {
 	for _, s := range ss {
 		b = replay.AppendKeyPhrase(b, s)
@@ -94,8 +96,7 @@ func appendList(b []byte, ss []string) []byte {
 
 // rowsKey names a ledger by everything its rows hold, each list preceded
 // by its length and each phrase by its own.
-func rowsKey(rows []Row) []byte {
-	var b []byte
+func rowsKey(b []byte, rows []Row) []byte {
 	for i := range rows {
 		r := &rows[i]
 		b = replay.AppendRowKey(b, &r.Row)
@@ -121,7 +122,8 @@ func (in *interner) side(s *Side) {
 	if len(s.Rows) == 0 {
 		return
 	}
-	key := rowsKey(s.Rows)
+	key := rowsKey(in.rowsKey[:0], s.Rows)
+	in.rowsKey = key
 	if t, ok := in.rows[string(key)]; ok {
 		s.Rows = t
 		return
