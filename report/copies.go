@@ -95,6 +95,7 @@ type printReader struct {
 	first, last recording.Event
 	n           int
 	at          map[string]int
+	hasher      eventHasher
 }
 
 func newPrintReader() printReader {
@@ -113,7 +114,7 @@ func (r *printReader) add(e *recording.Event) {
 		return
 	}
 	p := r.p
-	h := eventHash(e, true)
+	h := r.hasher.hash(e, true)
 	if j, ok := r.at[h]; ok {
 		if p.Repeats == nil {
 			p.Repeats = make([]int, len(p.Integrity))
@@ -130,12 +131,12 @@ func (r *printReader) add(e *recording.Event) {
 
 func (r *printReader) result() *RunPrint {
 	if r.n > 0 {
-		r.p.Head = eventHash(&r.first, false)
+		r.p.Head = r.hasher.hash(&r.first, false)
 		// A run of one event ends where it begins: its tail is its
 		// head, hashed once.
 		r.p.Tail = r.p.Head
 		if r.n > 1 {
-			r.p.Tail = eventHash(&r.last, false)
+			r.p.Tail = r.hasher.hash(&r.last, false)
 		}
 	}
 	return r.p
@@ -146,14 +147,29 @@ func (r *printReader) result() *RunPrint {
 // compact stream agree), cut to 128 bits: a crafted event must not be able
 // to pass for another.
 func eventHash(e *recording.Event, payload bool) string {
-	h := sha256.New()
-	m := &e.Meta
+	var h eventHasher
+	return h.hash(e, payload)
+}
+
+// eventHasher computes eventHash in buffers it keeps: a stream's integrity
+// events are hashed one after the other, and the text hashed is built
+// whole, then hashed at once.
+type eventHasher struct {
+	b []byte
+	c bytes.Buffer
+}
+
+func (h *eventHasher) hash(e *recording.Event, payload bool) string {
+	b := h.b[:0]
 	field := func(s string) {
-		h.Write([]byte(strconv.Itoa(len(s))))
-		h.Write([]byte{':'})
-		h.Write([]byte(s))
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
 	}
-	num := func(f float64) { field(strconv.FormatFloat(f, 'g', -1, 64)) }
+	num := func(f float64) {
+		var t [32]byte
+		field(string(strconv.AppendFloat(t[:0], f, 'g', -1, 64)))
+	}
 	optNum := func(f *float64) {
 		if f == nil {
 			field("-")
@@ -161,29 +177,51 @@ func eventHash(e *recording.Event, payload bool) string {
 		}
 		num(*f)
 	}
+	// joined is field(strings.Join(ss, "\x00")) without the join.
+	joined := func(ss []string) {
+		n := max(0, len(ss)-1)
+		for _, s := range ss {
+			n += len(s)
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, ':')
+		for i, s := range ss {
+			if i > 0 {
+				b = append(b, 0)
+			}
+			b = append(b, s...)
+		}
+	}
+	m := &e.Meta
 	field(e.Type)
 	num(m.WallClockMs)
 	num(m.RunOffsetMs)
 	field(m.RuntimeStageID)
-	field(strings.Join(m.SubflowPath, "\x00"))
-	field(strings.Join(m.CompositionPath, "\x00"))
-	for _, s := range []string{m.RunID, m.SessionID, m.Principal, m.Tenant, m.TraceID, m.CorrelationID} {
+	joined(m.SubflowPath)
+	joined(m.CompositionPath)
+	for _, s := range [...]string{m.RunID, m.SessionID, m.Principal, m.Tenant, m.TraceID, m.CorrelationID} {
 		field(s)
 	}
 	optNum(m.TurnIndex)
 	optNum(m.IterIndex)
 	if payload {
-		var buf bytes.Buffer
+		h.c.Reset()
 		switch {
 		case e.PayloadDropped:
 			field("\x00dropped")
-		case json.Compact(&buf, e.Payload) == nil:
-			field(buf.String())
+		case json.Compact(&h.c, e.Payload) == nil:
+			b = strconv.AppendInt(b, int64(h.c.Len()), 10)
+			b = append(b, ':')
+			b = append(b, h.c.Bytes()...)
 		default:
-			field(string(e.Payload))
+			b = strconv.AppendInt(b, int64(len(e.Payload)), 10)
+			b = append(b, ':')
+			b = append(b, e.Payload...)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	h.b = b
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 // RunCopy is an input that carries a copy of a run judged elsewhere: the
