@@ -21,7 +21,7 @@ func foldedManyRuns(tb testing.TB, n int, decl *checks.Declarations) InputResult
 		if err != nil {
 			return nil, err
 		}
-		return &manyRunsFold{fold: f, reader: NewRunReader(run), done: func(rr *RunResult) {
+		return &manyRunsFold{fold: f, reader: NewRunReader(run, true), done: func(rr *RunResult) {
 			rr.Tools, rr.ToolsRead = RelevantTools(rr.Tools, decl), true
 			for len(slots) <= run.Seq {
 				slots = append(slots, nil)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/report"
 	"github.com/spf13/cobra"
@@ -210,7 +212,11 @@ func analyzeRun(o *AnalyzeOptions) error {
 			}
 		}
 	}
-	// The HTML report draws where each encounter happened, which the
+	// Prints find a run's copies in other inputs, and a JSON report keeps
+	// them for a later merge; one input read for any other report needs
+	// none.
+	o.Load.NoPrints = len(mine) == 1 && !slices.ContainsFunc(specs, func(s outputSpec) bool { return s.Format == report.FormatJSON })
+		// The HTML report draws where each encounter happened, which the
 	// replay keeps only when asked.
 	for _, s := range specs {
 		if s.Format == report.FormatHTML {

@@ -38,6 +38,10 @@ type loadOptions struct {
 	// report that shows each finding whole (the HTML report): memory then
 	// grows with the recordings rather than staying bounded.
 	Explain bool
+	// NoPrints leaves out each run's print (report.NewRunReader): set when
+	// the invocation reads one input, so no run can have a copy in
+	// another, and writes no JSON report, which would keep them.
+	NoPrints bool
 	// Exclude are the --exclude patterns (addExcludeFlag): the paths the
 	// command's arguments expand to that it does not read.
 	Exclude []string
@@ -311,7 +315,7 @@ func (p *pipeline) one(path string, ios *IOStreams) report.InputResult {
 		if err != nil {
 			return nil, err
 		}
-		rf := &runFold{run: run, fold: f, reader: report.NewRunReader(run), explain: p.opts.Explain, tools: p.tools, decls: p.decls}
+		rf := &runFold{run: run, fold: f, reader: report.NewRunReader(run, !p.opts.NoPrints), explain: p.opts.Explain, tools: p.tools, decls: p.decls}
 		rf.done = func(rr *report.RunResult) {
 			slotsMu.Lock()
 			defer slotsMu.Unlock()
