@@ -83,8 +83,24 @@ func isRegistry(reg []*Check) bool {
 
 // Armed reports whether a registered check was armed at run start.
 func (l *Ledger) Armed(c *Check) bool {
-	i, ok := l.index[c.Key()]
+	i, ok := l.row(c)
 	return ok && l.armed[i]
+}
+
+// row finds c's row: by the check itself, which is how the replay asks
+// (once per check and event), else by its key, as a check built apart
+// from the ledger's list is filed. The two agree when every check has a
+// key of its own; a list that repeats a key is only looked up by key.
+func (l *Ledger) row(c *Check) (int, bool) {
+	if len(l.index) == len(l.checks) {
+		for i, d := range l.checks {
+			if d == c {
+				return i, true
+			}
+		}
+	}
+	i, ok := l.index[c.Key()]
+	return i, ok
 }
 
 // Note records one verdict of a check: it counts the encounter on the
@@ -99,7 +115,7 @@ func (l *Ledger) Note(c *Check, v Verdict) {
 	if v.None {
 		return
 	}
-	i, ok := l.index[c.Key()]
+	i, ok := l.row(c)
 	if !ok {
 		// Only registered checks reach the engine; an unregistered note
 		// would be a row nobody reports, so it is dropped here on purpose.
@@ -169,7 +185,7 @@ func hasDefect(fs []Finding) bool {
 // Untouched reports whether a registered check's row has noted no
 // encounter of any kind yet.
 func (l *Ledger) Untouched(c *Check) bool {
-	i, ok := l.index[c.Key()]
+	i, ok := l.row(c)
 	return ok && l.rows[i].NeverRan()
 }
 
