@@ -216,7 +216,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	// them for a later merge; one input read for any other report needs
 	// none.
 	o.Load.NoPrints = len(mine) == 1 && !slices.ContainsFunc(specs, func(s outputSpec) bool { return s.Format == report.FormatJSON })
-		// The HTML report draws where each encounter happened, which the
+	// The HTML report draws where each encounter happened, which the
 	// replay keeps only when asked.
 	for _, s := range specs {
 		if s.Format == report.FormatHTML {
