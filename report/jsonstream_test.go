@@ -94,3 +94,38 @@ func TestJSONListOutsideItsStream(t *testing.T) {
 		t.Error("another stream wrote a list it did not make")
 	}
 }
+
+// FuzzJSONStream holds the streamed encoding to the whole one for any
+// strings in any of the places a list can stand.
+func FuzzJSONStream(f *testing.F) {
+	f.Add("plain", "<b>\x7f\u009b</b>", 2)
+	f.Add(`"quoted" \`, "\xff\xfe", 0)
+	f.Fuzz(func(t *testing.T, a, b string, n int) {
+		n = max(0, min(n, 5))
+		type row struct {
+			A    string `json:"a"`
+			List any    `json:"list"`
+		}
+		var got, want bytes.Buffer
+		s := newJSONStream(&got)
+		plainRows := make([]row, n)
+		for i := range plainRows {
+			plainRows[i] = row{A: a, List: []string{b, a}}
+		}
+		streamed := map[string]any{"b": b, "rows": s.list(n, func(i int) any {
+			return row{A: a, List: s.list(2, func(j int) any { return []string{b, a}[j] })}
+		})}
+		if err := s.encode(streamed); err != nil {
+			t.Fatal(err)
+		}
+		enc := json.NewEncoder(&controlEscaper{w: &want})
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"b": b, "rows": plainRows}); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("streamed:\n%s\nwhole:\n%s", got.String(), want.String())
+		}
+	})
+}
