@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
@@ -30,11 +31,16 @@ var htmlStyle string
 //go:embed html/report.js
 var htmlScript string
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	// s makes control and bidirectional characters of a recording string
-	// visible; html/template then escapes what is left.
-	"s": Sanitize,
-}).Parse(htmlTemplateText))
+// htmlTemplate is parsed the first time a page is written, not when the
+// program starts: every invocation of fpcheck (twice, with its supervising
+// parent) would otherwise pay the parse, most of them writing no page.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		// s makes control and bidirectional characters of a recording
+		// string visible; html/template then escapes what is left.
+		"s": Sanitize,
+	}).Parse(htmlTemplateText))
+})
 
 // htmlCSP is the page's policy: nothing may load, and the one style and
 // the one script run because their hashes are listed.
@@ -258,7 +264,7 @@ type htmlMarker struct {
 // and the bound, the inputs and runs, per run a seam timeline with its
 // findings, and the findings whole, filterable by kind, seam and verdict.
 func RenderHTML(w io.Writer, r *Report, o RenderOptions) error {
-	return htmlTemplate.Execute(w, buildHTMLPage(r, o))
+	return htmlTemplate().Execute(w, buildHTMLPage(r, o))
 }
 
 func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
