@@ -431,10 +431,7 @@ func (f *Fold) End() (*FoldResult, error) {
 			f.loc.locateAll(res.Recorded.Findings)
 		}
 	}
-	if f.loc != nil {
-		f.loc.release()
-		f.loc = nil
-	}
+	f.dropLocator()
 	res.Replayed, res.Recorded = f.opts.Ledgers.share(res.Replayed), f.opts.Ledgers.share(res.Recorded)
 	if f.tools != nil {
 		res.Tools = f.tools.list()
@@ -455,16 +452,22 @@ func (f *Fold) End() (*FoldResult, error) {
 	return res, nil
 }
 
+// dropLocator gives the locator back to its pool once its run's findings
+// are located, or the run is let go.
+func (f *Fold) dropLocator() {
+	if f.loc != nil {
+		f.loc.release()
+		f.loc = nil
+	}
+}
+
 // Drop lets the fold go without judging its run (the run passed a limit
 // and is never handed over): what it kept is let go and its file
 // removed. End may not be called after it.
 func (f *Fold) Drop() {
 	f.ended = true
 	f.held, f.heldBytes = nil, 0
-	if f.loc != nil {
-		f.loc.release()
-		f.loc = nil
-	}
+	f.dropLocator()
 	if f.e != nil {
 		f.e.release()
 		return

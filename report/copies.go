@@ -269,6 +269,7 @@ type runFacts struct {
 	// finding identities: only a run met again in another input needs
 	// them, so they are not gathered for every run.
 	sides      [2]*replay.Evidence
+	knownIDs   map[string]bool // known's, once gathered
 	ownDefects bool
 	lostLines  int64 // known lost lines or events
 	format     string
@@ -596,8 +597,13 @@ func factsOf(rr RunResult, run *Run, format string, input int) runFacts {
 	return f
 }
 
-// known are the identities of the run's real findings, both sides.
+// known are the identities of the run's real findings, both sides,
+// gathered the first time a copy rule asks: a run compared with several
+// candidates gathers them once.
 func (f *runFacts) known() map[string]bool {
+	if f.knownIDs != nil {
+		return f.knownIDs
+	}
 	known := map[string]bool{}
 	for _, ev := range f.sides {
 		if ev == nil {
@@ -609,6 +615,7 @@ func (f *runFacts) known() map[string]bool {
 			}
 		}
 	}
+	f.knownIDs = known
 	return known
 }
 
