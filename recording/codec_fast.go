@@ -101,6 +101,9 @@ type eventDecoder struct {
 	hook     jsonfast.ValueHook
 	fieldsOf *compiledSchema
 	fields   [maxSchemaFields][]byte
+	// indexable is false when the payload's fields cannot be indexed
+	// (see members.go).
+	indexable bool
 	// verdicts are the payloads validated in the current run.
 	verdicts verdicts
 }
@@ -185,7 +188,11 @@ func (d *eventDecoder) fast(data []byte, notes *decodeNotes) (ev Event, ok bool)
 		return Event{}, false
 	}
 	d.verdicts.inRun(ev.Meta.RunID)
-	if p := d.top[envPayload]; p != nil && !d.alias {
+	p := d.top[envPayload]
+	if sc := d.fieldsOf; sc != nil && d.indexable {
+		ev.PayloadIndex, _ = indexOf(sc, p, d.fields[:])
+	}
+	if p != nil && !d.alias {
 		// The line is in a reused buffer; the event outlives it.
 		ev.Payload = append(json.RawMessage(nil), p...)
 	} else {
@@ -224,15 +231,18 @@ func (d *eventDecoder) payloadHook(n int, obj []byte, i, maxDepth int, out [][]b
 	}
 	if v, ok := d.verdicts.find(obj, i, maxDepth, sc); ok {
 		v.restore(obj[i:], last)
-		d.fieldsOf = sc
+		d.fieldsOf, d.indexable = sc, v.indexable
 		return i + len(v.body), true, nil
 	}
 	var end int
 	var err error
 	if sc != nil {
 		clear(last)
+		d.indexable = true
 		end, err = jsonfast.InnerMembers(obj, i, maxDepth, func(key, val []byte) {
-			sc.collect(key, val, last)
+			if !sc.collect(key, val, last) {
+				d.indexable = false
+			}
 		})
 	} else {
 		end, err = jsonfast.SkipValueDepth(obj, i, maxDepth)
@@ -243,7 +253,7 @@ func (d *eventDecoder) payloadHook(n int, obj []byte, i, maxDepth int, out [][]b
 	// A payload repeated is judged by its last copy; a type repeated
 	// sends the event to the standard decoder.
 	d.fieldsOf = sc
-	d.verdicts.keep(obj, i, end, maxDepth, sc, last)
+	d.verdicts.keep(obj, i, end, maxDepth, sc, last, d.indexable)
 	return end, true, nil
 }
 

@@ -21,6 +21,10 @@ type Event struct {
 	// PayloadDropped is true when the payload was read but not kept
 	// because Options.PayloadFilter said its consumer does not read it.
 	PayloadDropped bool
+
+	// PayloadIndex is where the decoder found the payload's members, for
+	// Members; the zero value is no index.
+	PayloadIndex PayloadIndex
 }
 
 // Meta is the event's meta object. Strings and numbers a producer did not

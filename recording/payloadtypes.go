@@ -17,6 +17,9 @@ const (
 	kBool
 	kArray
 	kObject
+	// kAny is a field only read, never judged here: its readers take
+	// each kind it may hold.
+	kAny = kString | kNumber | kBool | kArray | kObject
 )
 
 // payloadField is one payload field fpcheck reads, with the kinds it may
@@ -31,7 +34,8 @@ type payloadField struct {
 // readers take a field of the wrong kind as not recorded rather than fail
 // the run; the loader is where that is counted and said, so nothing is
 // read as absent without a word. Fields fpcheck never reads are not
-// checked: agentfootprint adds and changes those freely.
+// checked: agentfootprint adds and changes those freely. A field of kind
+// kAny is listed only to be indexed for its readers (see members.go).
 var payloadSchemas = map[string][]payloadField{
 	TypeRunConfigured: {{"integrity", kObject}},
 	TypeTurnStart:     {{"userPrompt", kString}},
@@ -48,9 +52,11 @@ var payloadSchemas = map[string][]payloadField{
 		{"iteration", kNumber}, {"provider", kString}, {"systemPromptChars", kNumber},
 		{"systemPromptText", kString}, {"messagesCount", kNumber}, {"toolsCount", kNumber}, {"tools", kArray},
 	},
-	TypeLLMEnd:       {{"iteration", kNumber}, {"content", kString}, {"wireManifest", kObject}},
-	TypeToolStart:    {{"toolName", kString}, {"toolCallId", kString}, {"args", kObject}},
-	TypeToolEnd:      {{"toolCallId", kString}},
+	TypeLLMEnd:    {{"iteration", kNumber}, {"content", kString}, {"wireManifest", kObject}, {"contentWithheld", kAny}},
+	TypeToolStart: {{"toolName", kString}, {"toolCallId", kString}, {"args", kObject}},
+	TypeToolEnd: {
+		{"toolCallId", kString}, {"result", kAny}, {"error", kAny}, {"status", kAny}, {"notExecuted", kAny},
+	},
 	TypeIterationEnd: {{"iterIndex", kNumber}, {"history", kArray}},
 	TypeRouteDecided: {{"iterIndex", kNumber}, {"chosen", kString}},
 	TypeSemantics:    {{"toolName", kString}, {"toolCallId", kString}, {"iteration", kNumber}, {"semantics", kObject}},
@@ -120,14 +126,18 @@ func checkPayloadFieldsWith(typ string, payload json.RawMessage, notes *decodeNo
 }
 
 // collect keeps val as the last value of the schema field named key, as
-// validFields does.
-func (sc *compiledSchema) collect(key []byte, val []byte, last [][]byte) {
+// validFields does. It reports false when the payload cannot be indexed
+// (see members.go): key repeats a field, or could match one only the way
+// encoding/json matches struct fields.
+func (sc *compiledSchema) collect(key []byte, val []byte, last [][]byte) bool {
 	for i, n := range sc.names {
 		if string(key) == n {
+			repeat := last[i] != nil
 			last[i] = val
-			return
+			return !repeat
 		}
 	}
+	return !jsonfast.FoldsToAny(key, sc.names)
 }
 
 // judge notes the fields whose last values (by schema field) have the
@@ -155,6 +165,8 @@ type compiledSchema struct {
 	// nested, per field, is the element shape of an array of objects
 	// that is checked too; nil for the other fields.
 	nested []*elementSchema
+	// number is the schema's place in schemaList, from 1.
+	number uint8
 }
 
 // elementSchema is the shape of the objects of an array field.
@@ -271,7 +283,7 @@ func checkPayloadFieldsLegacy(typ string, payload json.RawMessage, notes *decode
 }
 
 // maxSchemaFields bounds the fields of one payload schema.
-const maxSchemaFields = 16
+const maxSchemaFields = 10
 
 // checkElementsLegacy is checkElements on the loader's own scanner.
 func checkElementsLegacy(arr []byte, name string, fields []payloadField, notes *decodeNotes) {

@@ -210,7 +210,7 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	sp.last = rs
 	dropped := sp.filter != nil && rs.keep != nil && ev.Payload != nil && !rs.keep(ev.Type)
 	if dropped {
-		ev.Payload, ev.PayloadDropped = nil, true
+		ev.Payload, ev.PayloadDropped, ev.PayloadIndex = nil, true, PayloadIndex{}
 	}
 	if rs.fold != nil {
 		// A fold gets the splitter's own copy: it has the event only

@@ -80,6 +80,9 @@ type verdict struct {
 	// the validating pass collected them; a start of -1 is a field the
 	// payload does not have.
 	fields [maxSchemaFields][2]int32
+	// indexable is the payload's as the validating pass found it (see
+	// members.go).
+	indexable bool
 }
 
 const (
@@ -147,8 +150,9 @@ func (c *verdicts) find(b []byte, i, depth int, sc *compiledSchema) (*verdict, b
 }
 
 // keep remembers b[i:end], a payload just validated at depth for sc, with
-// the values of sc's fields it holds (slices of b).
-func (c *verdicts) keep(b []byte, i, end, depth int, sc *compiledSchema, fields [][]byte) {
+// the values of sc's fields it holds (slices of b) and whether it can be
+// indexed.
+func (c *verdicts) keep(b []byte, i, end, depth int, sc *compiledSchema, fields [][]byte, indexable bool) {
 	n := end - i
 	if c.sets == nil || n < verdictMin || n > verdictMax || depth <= 0 {
 		return
@@ -191,7 +195,7 @@ func (c *verdicts) keep(b []byte, i, end, depth int, sc *compiledSchema, fields 
 	c.next[s] = (c.next[s] + 1) % verdictWays
 	body = body[:n]
 	copy(body, b[i:end])
-	*v = verdict{gen: c.gen, key: key, depth: depth, sc: sc, body: body, fields: offs}
+	*v = verdict{gen: c.gen, key: key, depth: depth, sc: sc, body: body, fields: offs, indexable: indexable}
 	c.fresh = v
 }
 

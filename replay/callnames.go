@@ -152,12 +152,12 @@ func (s *namesStated) add(ev *recording.Event, slow bool) {
 	switch ev.Type {
 	case recording.TypeToolStart:
 		var p toolStartPayload
-		if decodeToolStart(ev.Payload, &p, slow) {
+		if decodeToolStart(ev, &p, slow) {
 			s.call(p.ToolCallID, p.ToolName)
 		}
 	case recording.TypeIterationEnd:
 		var p iterationEndPayload
-		if !decodeIterationEnd(ev.Payload, &p, slow) || len(p.History) == 0 || string(p.History) == "null" {
+		if !decodeIterationEnd(ev, &p, slow) || len(p.History) == 0 || string(p.History) == "null" {
 			return
 		}
 		if msgs, ok := decodeHistory(p.History, false, slow); ok {
@@ -334,7 +334,7 @@ func (e *engine) asksBook(ev *recording.Event) bool {
 			return false
 		}
 		var p injectedPayload
-		if !decodeInjected(ev.Payload, &p, nil, e.slow) {
+		if !decodeInjected(ev, &p, nil, e.slow) {
 			return false
 		}
 		return p.Slot == "messages" && p.RawContent != nil && roleOf(p) == checks.RoleTool && e.unnamed(p.SourceID)
@@ -343,7 +343,7 @@ func (e *engine) asksBook(ev *recording.Event) bool {
 			return false
 		}
 		var p toolEndPayload
-		if !decodeToolEnd(ev.Payload, &p, e.slow) || len(p.Result) == 0 {
+		if !decodeToolEnd(ev, &p, e.slow) || len(p.Result) == 0 {
 			return false
 		}
 		if call, started := e.toolCalls[p.ToolCallID]; started {
@@ -355,7 +355,7 @@ func (e *engine) asksBook(ev *recording.Event) bool {
 			return false
 		}
 		var p iterationEndPayload
-		if !decodeIterationEnd(ev.Payload, &p, e.slow) || len(p.History) == 0 || string(p.History) == "null" {
+		if !decodeIterationEnd(ev, &p, e.slow) || len(p.History) == 0 || string(p.History) == "null" {
 			return false
 		}
 		msgs, ok := decodeHistory(p.History, false, e.slow)

@@ -1,10 +1,10 @@
 package replay
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/fpcheck/fpcheck/internal/jsonfast"
+	"github.com/fpcheck/fpcheck/recording"
 )
 
 // The payload decoders below read event payloads in one pass with
@@ -40,7 +40,7 @@ func pick(obj []byte, names []string, out [][]byte) (ok bool) {
 				return true
 			}
 		}
-		if foldsToAny(key, names) {
+		if jsonfast.FoldsToAny(key, names) {
 			ok = false
 			return false
 		}
@@ -49,21 +49,14 @@ func pick(obj []byte, names []string, out [][]byte) (ok bool) {
 	return ok && err == nil
 }
 
-// foldsToAny reports whether key could match one of names under
-// encoding/json's case-insensitive field matching. Non-ASCII keys are
-// assumed to (a few runes, such as the Kelvin sign, fold to ASCII).
-func foldsToAny(key []byte, names []string) bool {
-	for _, c := range key {
-		if c >= 0x80 {
-			return true
-		}
+// pickPayload is pick on an event's payload: from the index the loader
+// made of it while validating it when there is one (the same answer
+// without a second walk; see recording.Event.Members), else by walking it.
+func pickPayload(ev *recording.Event, m *recording.MemberSet, out [][]byte) bool {
+	if ev.Members(m, out[:len(m.Names())]) {
+		return true
 	}
-	for _, n := range names {
-		if len(n) == len(key) && bytes.EqualFold(key, []byte(n)) {
-			return true
-		}
-	}
-	return false
+	return pick(ev.Payload, m.Names(), out)
 }
 
 // The setters decode one picked value (nil = the key was absent) into a
@@ -175,27 +168,27 @@ func stringValue(raw []byte, slow bool) (string, bool) {
 }
 
 var (
-	injectedNames  = []string{"contentHash", "slot", "source", "sourceId", "rawContent", "asRole", "position"}
-	slotNames      = []string{"slot"}
-	llmStartNames  = []string{"iteration", "provider", "systemPromptChars", "systemPromptText", "messagesCount", "toolsCount", "tools"}
-	llmEndNames    = []string{"iteration", "content", "wireManifest", "contentWithheld"}
-	toolStartNames = []string{"toolName", "toolCallId", "args"}
-	toolEndNames   = []string{"toolCallId", "result", "error", "status", "notExecuted"}
-	iterEndNames   = []string{"iterIndex", "history"}
+	injectedNames  = recording.NewMemberSet("contentHash", "slot", "source", "sourceId", "rawContent", "asRole", "position")
+	slotNames      = recording.NewMemberSet("slot")
+	llmStartNames  = recording.NewMemberSet("iteration", "provider", "systemPromptChars", "systemPromptText", "messagesCount", "toolsCount", "tools")
+	llmEndNames    = recording.NewMemberSet("iteration", "content", "wireManifest", "contentWithheld")
+	toolStartNames = recording.NewMemberSet("toolName", "toolCallId", "args")
+	toolEndNames   = recording.NewMemberSet("toolCallId", "result", "error", "status", "notExecuted")
+	iterEndNames   = recording.NewMemberSet("iterIndex", "history")
 	historyNames   = []string{"role", "content", "toolCallId", "toolName", "toolCalls"}
 	toolCallNames  = []string{"id", "name"}
-	evictedNames   = []string{"slot", "contentHash"}
-	semanticsNames = []string{"toolName", "toolCallId", "iteration", "semantics"}
+	evictedNames   = recording.NewMemberSet("slot", "contentHash")
+	semanticsNames = recording.NewMemberSet("toolName", "toolCallId", "iteration", "semantics")
 	nameNames      = []string{"name"}
 	toolNamesNames = []string{"toolNames"}
 )
 
 // decodeInjected fills p from a context.injected payload, as decodeLoose
 // does; the raw content is decoded through c (nil: no cache).
-func decodeInjected(raw json.RawMessage, p *injectedPayload, c *textCache, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeInjected(ev *recording.Event, p *injectedPayload, c *textCache, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [7][]byte
-		return pick(raw, injectedNames, v[:]) &&
+		return pickPayload(ev, injectedNames, v[:]) &&
 			setStr(&p.ContentHash, v[0]) && setStr(&p.Slot, v[1]) && setStr(&p.Source, v[2]) &&
 			setStr(&p.SourceID, v[3]) && setTextPtr(c, &p.RawContent, v[4]) && setStr(&p.AsRole, v[5]) &&
 			setNumPtr(&p.Position, v[6])
@@ -206,21 +199,21 @@ func decodeInjected(raw json.RawMessage, p *injectedPayload, c *textCache, slow 
 // decodeLoose's), for a replay that needs nothing else of it. The other
 // fields cannot change how the slot reads: a wrong type elsewhere makes
 // decodeLoose fall back field by field, and the slot is read the same.
-func injectedSlot(raw json.RawMessage) (string, bool) {
+func injectedSlot(ev *recording.Event) (string, bool) {
 	var v [1][]byte
 	var slot string
-	if pick(raw, slotNames, v[:]) && setStr(&slot, v[0]) {
+	if pickPayload(ev, slotNames, v[:]) && setStr(&slot, v[0]) {
 		return slot, true
 	}
 	var p injectedPayload
-	ok := decodeLoose(raw, &p)
+	ok := decodeLoose(ev.Payload, &p)
 	return p.Slot, ok
 }
 
-func decodeLLMStart(raw json.RawMessage, p *llmStartPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeLLMStart(ev *recording.Event, p *llmStartPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [7][]byte
-		return pick(raw, llmStartNames, v[:]) &&
+		return pickPayload(ev, llmStartNames, v[:]) &&
 			setNumPtr(&p.Iteration, v[0]) && setStr(&p.Provider, v[1]) && setNumPtr(&p.SystemPromptChars, v[2]) &&
 			setStrPtr(&p.SystemPromptText, v[3]) && setNumPtr(&p.MessagesCount, v[4]) && setNumPtr(&p.ToolsCount, v[5]) &&
 			setRaw(&p.Tools, v[6])
@@ -229,10 +222,10 @@ func decodeLLMStart(raw json.RawMessage, p *llmStartPayload, slow bool) bool {
 
 // decodeLLMEnd fills p from an llm_end payload; without content the
 // answer text is left unread.
-func decodeLLMEnd(raw json.RawMessage, p *llmEndPayload, content, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeLLMEnd(ev *recording.Event, p *llmEndPayload, content, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [4][]byte
-		ok := pick(raw, llmEndNames, v[:]) && setNumPtr(&p.Iteration, v[0]) && setRaw(&p.WireManifest, v[2]) &&
+		ok := pickPayload(ev, llmEndNames, v[:]) && setNumPtr(&p.Iteration, v[0]) && setRaw(&p.WireManifest, v[2]) &&
 			setBoolPtr(&p.ContentWithheld, v[3])
 		if ok && content {
 			ok = setStrPtr(&p.Content, v[1])
@@ -241,43 +234,43 @@ func decodeLLMEnd(raw json.RawMessage, p *llmEndPayload, content, slow bool) boo
 	})
 }
 
-func decodeToolStart(raw json.RawMessage, p *toolStartPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeToolStart(ev *recording.Event, p *toolStartPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [3][]byte
-		return pick(raw, toolStartNames, v[:]) &&
+		return pickPayload(ev, toolStartNames, v[:]) &&
 			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setRaw(&p.Args, v[2])
 	})
 }
 
-func decodeToolEnd(raw json.RawMessage, p *toolEndPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeToolEnd(ev *recording.Event, p *toolEndPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [5][]byte
-		return pick(raw, toolEndNames, v[:]) &&
+		return pickPayload(ev, toolEndNames, v[:]) &&
 			setStr(&p.ToolCallID, v[0]) && setRaw(&p.Result, v[1]) && setBoolPtr(&p.Error, v[2]) &&
 			setStr(&p.Status, v[3]) && setBoolPtr(&p.NotExecuted, v[4])
 	})
 }
 
-func decodeEvicted(raw json.RawMessage, p *evictedPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeEvicted(ev *recording.Event, p *evictedPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [2][]byte
-		return pick(raw, evictedNames, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
+		return pickPayload(ev, evictedNames, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
 	})
 }
 
-func decodeSemantics(raw json.RawMessage, p *semanticsPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeSemantics(ev *recording.Event, p *semanticsPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [4][]byte
-		return pick(raw, semanticsNames, v[:]) &&
+		return pickPayload(ev, semanticsNames, v[:]) &&
 			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setNumPtr(&p.Iteration, v[2]) &&
 			setRaw(&p.Semantics, v[3])
 	})
 }
 
-func decodeIterationEnd(raw json.RawMessage, p *iterationEndPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeIterationEnd(ev *recording.Event, p *iterationEndPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [2][]byte
-		return pick(raw, iterEndNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setRaw(&p.History, v[1])
+		return pickPayload(ev, iterEndNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setRaw(&p.History, v[1])
 	})
 }
 
@@ -411,45 +404,45 @@ func resultTextOf(raw json.RawMessage, c *textCache, slow bool) string {
 }
 
 var (
-	turnStartNames    = []string{"userPrompt"}
-	turnEndNames      = []string{"finalContent"}
-	slotComposedNames = []string{"slot", "iteration"}
-	mapNames          = []string{"mapId", "iteration", "reengaged"}
-	routeNames        = []string{"iterIndex", "chosen"}
+	turnStartNames    = recording.NewMemberSet("userPrompt")
+	turnEndNames      = recording.NewMemberSet("finalContent")
+	slotComposedNames = recording.NewMemberSet("slot", "iteration")
+	mapNames          = recording.NewMemberSet("mapId", "iteration", "reengaged")
+	routeNames        = recording.NewMemberSet("iterIndex", "chosen")
 )
 
-func decodeTurnStart(raw json.RawMessage, p *turnStartPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeTurnStart(ev *recording.Event, p *turnStartPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [1][]byte
-		return pick(raw, turnStartNames, v[:]) && setStrPtr(&p.UserPrompt, v[0])
+		return pickPayload(ev, turnStartNames, v[:]) && setStrPtr(&p.UserPrompt, v[0])
 	})
 }
 
-func decodeTurnEnd(raw json.RawMessage, p *turnEndPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeTurnEnd(ev *recording.Event, p *turnEndPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [1][]byte
-		return pick(raw, turnEndNames, v[:]) && setStrPtr(&p.FinalContent, v[0])
+		return pickPayload(ev, turnEndNames, v[:]) && setStrPtr(&p.FinalContent, v[0])
 	})
 }
 
-func decodeSlotComposed(raw json.RawMessage, p *slotComposedPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeSlotComposed(ev *recording.Event, p *slotComposedPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [2][]byte
-		return pick(raw, slotComposedNames, v[:]) && setStr(&p.Slot, v[0]) && setNumPtr(&p.Iteration, v[1])
+		return pickPayload(ev, slotComposedNames, v[:]) && setStr(&p.Slot, v[0]) && setNumPtr(&p.Iteration, v[1])
 	})
 }
 
-func decodeMap(raw json.RawMessage, p *mapPayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeMap(ev *recording.Event, p *mapPayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [3][]byte
-		return pick(raw, mapNames, v[:]) && setStr(&p.MapID, v[0]) && setNumPtr(&p.Iteration, v[1]) && setBoolPtr(&p.Reengaged, v[2])
+		return pickPayload(ev, mapNames, v[:]) && setStr(&p.MapID, v[0]) && setNumPtr(&p.Iteration, v[1]) && setBoolPtr(&p.Reengaged, v[2])
 	})
 }
 
-func decodeRoute(raw json.RawMessage, p *routePayload, slow bool) bool {
-	return fastOrLoose(raw, p, slow, func() bool {
+func decodeRoute(ev *recording.Event, p *routePayload, slow bool) bool {
+	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		var v [2][]byte
-		return pick(raw, routeNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setStr(&p.Chosen, v[1])
+		return pickPayload(ev, routeNames, v[:]) && setNumPtr(&p.IterIndex, v[0]) && setStr(&p.Chosen, v[1])
 	})
 }
 

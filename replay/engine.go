@@ -412,7 +412,7 @@ func (e *engine) handle(ev *recording.Event) {
 	switch ev.Type {
 	case recording.TypeTurnStart:
 		var p turnStartPayload
-		if decodeTurnStart(ev.Payload, &p, e.slow) && p.UserPrompt != nil {
+		if decodeTurnStart(ev, &p, e.slow) && p.UserPrompt != nil {
 			e.userPrompt = p.UserPrompt
 		}
 	case recording.TypeContextInjected:
@@ -420,13 +420,13 @@ func (e *engine) handle(ev *recording.Event) {
 		case e.need.messages():
 			e.onInjected(ev, stage)
 		case e.need.parks:
-			if slot, ok := injectedSlot(ev.Payload); ok && slot == "tools" && e.toolsStage == "" {
+			if slot, ok := injectedSlot(ev); ok && slot == "tools" && e.toolsStage == "" {
 				e.toolsStage = stage
 			}
 		}
 	case recording.TypeSlotComposed:
 		var p slotComposedPayload
-		if e.need.parks && decodeSlotComposed(ev.Payload, &p, e.slow) && p.Slot == "tools" && e.toolsStage == "" {
+		if e.need.parks && decodeSlotComposed(ev, &p, e.slow) && p.Slot == "tools" && e.toolsStage == "" {
 			e.toolsStage = stage
 		}
 	case recording.TypeContextEvicted:
@@ -435,12 +435,12 @@ func (e *engine) handle(ev *recording.Event) {
 		}
 	case recording.TypeMapParked:
 		var p mapPayload
-		if e.need.parks && decodeMap(ev.Payload, &p, e.slow) && p.MapID != "" && !containsString(e.parked, p.MapID) {
+		if e.need.parks && decodeMap(ev, &p, e.slow) && p.MapID != "" && !containsString(e.parked, p.MapID) {
 			e.parked = append(e.parked, p.MapID)
 		}
 	case recording.TypeMapEngaged:
 		var p mapPayload
-		if e.need.parks && decodeMap(ev.Payload, &p, e.slow) && p.MapID != "" {
+		if e.need.parks && decodeMap(ev, &p, e.slow) && p.MapID != "" {
 			e.parked = removeString(e.parked, p.MapID)
 		}
 	case recording.TypeLLMStart:
@@ -459,7 +459,7 @@ func (e *engine) handle(ev *recording.Event) {
 		}
 	case recording.TypeRouteDecided:
 		var p routePayload
-		if e.need.claims && decodeRoute(ev.Payload, &p, e.slow) && p.Chosen == "final" {
+		if e.need.claims && decodeRoute(ev, &p, e.slow) && p.Chosen == "final" {
 			it, ok := intOf(p.IterIndex)
 			if !ok {
 				it = e.lastIter
@@ -476,7 +476,7 @@ func (e *engine) handle(ev *recording.Event) {
 			break
 		}
 		var p turnEndPayload
-		if decodeTurnEnd(ev.Payload, &p, e.slow) && e.claim != nil && p.FinalContent != nil {
+		if decodeTurnEnd(ev, &p, e.slow) && e.claim != nil && p.FinalContent != nil {
 			e.claim.answer = p.FinalContent
 		}
 		e.flushClaim()
@@ -491,7 +491,7 @@ func (e *engine) handle(ev *recording.Event) {
 			break
 		}
 		var p semanticsPayload
-		if decodeSemantics(ev.Payload, &p, e.slow) {
+		if decodeSemantics(ev, &p, e.slow) {
 			it, _ := intOf(p.Iteration)
 			rows := checks.ClaimRowsOf(p.Semantics, p.ToolName, p.ToolCallID, it)
 			for _, r := range rows {
@@ -567,7 +567,7 @@ func roleOf(p injectedPayload) string {
 
 func (e *engine) onInjected(ev *recording.Event, stage string) {
 	var p injectedPayload
-	if !decodeInjected(ev.Payload, &p, &e.cache, e.slow) {
+	if !decodeInjected(ev, &p, &e.cache, e.slow) {
 		return
 	}
 	switch p.Slot {
@@ -705,7 +705,7 @@ func distinctMessages(dst, ms []checks.Message) []checks.Message {
 // the same hash; if those differ, the join is ambiguous and says so.
 func (e *engine) onEvicted(ev *recording.Event) {
 	var p evictedPayload
-	if !decodeEvicted(ev.Payload, &p, e.slow) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
+	if !decodeEvicted(ev, &p, e.slow) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
 		return
 	}
 	out := checks.Eviction{Hash: p.ContentHash, Iteration: e.lastIter + 1}
@@ -739,7 +739,7 @@ func (e *engine) onEvicted(ev *recording.Event) {
 
 func (e *engine) onIterationEnd(ev *recording.Event) {
 	var p iterationEndPayload
-	if !decodeIterationEnd(ev.Payload, &p, e.slow) || len(p.History) == 0 || string(p.History) == "null" {
+	if !decodeIterationEnd(ev, &p, e.slow) || len(p.History) == 0 || string(p.History) == "null" {
 		return
 	}
 	// Tool names alone need no message text; the frame, the eviction join
@@ -799,7 +799,7 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	e.grounds = nil
 	e.cache.rotate()
 	var p llmStartPayload
-	decodeLLMStart(ev.Payload, &p, e.slow)
+	decodeLLMStart(ev, &p, e.slow)
 	it, ok := intOf(p.Iteration)
 	if !ok {
 		it = e.lastIter + 1
@@ -945,7 +945,7 @@ func (e *engine) buildFrame(p llmStartPayload, it int64) checks.Frame {
 func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 	e.workExisted = true
 	var p llmEndPayload
-	decodeLLMEnd(ev.Payload, &p, e.need.claims, e.slow)
+	decodeLLMEnd(ev, &p, e.need.claims, e.slow)
 	if e.call == nil {
 		// A completed call whose start was not recorded: nothing to compare.
 		return
@@ -978,7 +978,7 @@ func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 
 func (e *engine) onToolStart(ev *recording.Event, stage string) {
 	var p toolStartPayload
-	if !decodeToolStart(ev.Payload, &p, e.slow) {
+	if !decodeToolStart(ev, &p, e.slow) {
 		return
 	}
 	if e.stated != nil {

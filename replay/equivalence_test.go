@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -423,84 +422,97 @@ func FuzzPayloadDecoders(f *testing.F) {
 			P  T
 			OK bool
 		}
-		decodeBoth := func(what string, fast func(json.RawMessage, bool) (any, bool), zero func() any) {
+		// Each decoder reads the payload alone, and as the loader hands
+		// it over in an event of its type, with the index of its members
+		// made while validating it.
+		decodeBoth := func(what, typ string, fast func(*recording.Event, bool) (any, bool), zero func() any) {
 			t.Helper()
-			s := zero()
-			ok := decodeLoose(raw, s)
-			fp, fok := fast(raw, false)
-			same(what, result[any]{s, ok}, result[any]{fp, fok})
+			for _, ev := range []*recording.Event{{Type: typ, Payload: raw}, loadedEvent(t, typ, raw)} {
+				if ev == nil {
+					continue
+				}
+				s := zero()
+				ok := decodeLoose(ev.Payload, s)
+				fp, fok := fast(ev, false)
+				same(what, result[any]{s, ok}, result[any]{fp, fok})
+			}
 		}
-		decodeBoth("injected", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("injected", recording.TypeContextInjected, func(r *recording.Event, slow bool) (any, bool) {
 			var p injectedPayload
 			ok := decodeInjected(r, &p, nil, slow)
 			return &p, ok
 		}, func() any { return new(injectedPayload) })
-		decodeBoth("llm_start", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("llm_start", recording.TypeLLMStart, func(r *recording.Event, slow bool) (any, bool) {
 			var p llmStartPayload
 			ok := decodeLLMStart(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(llmStartPayload) })
-		decodeBoth("llm_end", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("llm_end", recording.TypeLLMEnd, func(r *recording.Event, slow bool) (any, bool) {
 			var p llmEndPayload
 			ok := decodeLLMEnd(r, &p, true, slow)
 			return &p, ok
 		}, func() any { return new(llmEndPayload) })
-		decodeBoth("tool_start", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("tool_start", recording.TypeToolStart, func(r *recording.Event, slow bool) (any, bool) {
 			var p toolStartPayload
 			ok := decodeToolStart(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(toolStartPayload) })
-		decodeBoth("tool_end", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("tool_end", recording.TypeToolEnd, func(r *recording.Event, slow bool) (any, bool) {
 			var p toolEndPayload
 			ok := decodeToolEnd(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(toolEndPayload) })
-		decodeBoth("evicted", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("evicted", recording.TypeContextEvicted, func(r *recording.Event, slow bool) (any, bool) {
 			var p evictedPayload
 			ok := decodeEvicted(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(evictedPayload) })
-		decodeBoth("semantics", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("semantics", recording.TypeSemantics, func(r *recording.Event, slow bool) (any, bool) {
 			var p semanticsPayload
 			ok := decodeSemantics(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(semanticsPayload) })
-		decodeBoth("iteration_end", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("iteration_end", recording.TypeIterationEnd, func(r *recording.Event, slow bool) (any, bool) {
 			var p iterationEndPayload
 			ok := decodeIterationEnd(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(iterationEndPayload) })
 
-		decodeBoth("turn_start", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("turn_start", recording.TypeTurnStart, func(r *recording.Event, slow bool) (any, bool) {
 			var p turnStartPayload
 			ok := decodeTurnStart(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(turnStartPayload) })
-		decodeBoth("turn_end", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("turn_end", recording.TypeTurnEnd, func(r *recording.Event, slow bool) (any, bool) {
 			var p turnEndPayload
 			ok := decodeTurnEnd(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(turnEndPayload) })
-		decodeBoth("slot_composed", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("slot_composed", recording.TypeSlotComposed, func(r *recording.Event, slow bool) (any, bool) {
 			var p slotComposedPayload
 			ok := decodeSlotComposed(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(slotComposedPayload) })
-		decodeBoth("map", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("map", recording.TypeMapEngaged, func(r *recording.Event, slow bool) (any, bool) {
 			var p mapPayload
 			ok := decodeMap(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(mapPayload) })
-		decodeBoth("route_decided", func(r json.RawMessage, slow bool) (any, bool) {
+		decodeBoth("route_decided", recording.TypeRouteDecided, func(r *recording.Event, slow bool) (any, bool) {
 			var p routePayload
 			ok := decodeRoute(r, &p, slow)
 			return &p, ok
 		}, func() any { return new(routePayload) })
 
 		var full injectedPayload
-		fullOK := decodeLoose(raw, &full)
-		slot, slotOK := injectedSlot(raw)
-		same("injected slot", result[string]{full.Slot, fullOK}, result[string]{slot, slotOK})
+		for _, ev := range []*recording.Event{{Type: recording.TypeContextInjected, Payload: raw}, loadedEvent(t, recording.TypeContextInjected, raw)} {
+			if ev == nil {
+				continue
+			}
+			fullOK := decodeLoose(ev.Payload, &full)
+			slot, slotOK := injectedSlot(ev)
+			same("injected slot", result[string]{full.Slot, fullOK}, result[string]{slot, slotOK})
+		}
 
 		hs, hsOK := decodeHistory(raw, true, true)
 		hf, hfOK := decodeHistory(raw, true, false)
@@ -536,4 +548,24 @@ func FuzzPayloadDecoders(f *testing.F) {
 		sf, sfOK := stringValue(raw, false)
 		same("string value", result[string]{ss, ssOK}, result[string]{sf, sfOK})
 	})
+}
+
+// loadedEvent is the event the loader makes of one line of type typ with
+// raw as its payload, or nil when that line is not an event.
+func loadedEvent(t *testing.T, typ string, raw []byte) *recording.Event {
+	t.Helper()
+	if bytes.ContainsAny(raw, "\r\n") {
+		return nil
+	}
+	line := append([]byte(`{"type":"`+typ+`","payload":`), raw...)
+	line = append(line, `,"meta":{"runId":"r"}}`+"\n"...)
+	var got *recording.Event
+	_, _ = recording.LoadReader("payload.jsonl", bytes.NewReader(line), recording.Options{}, func(run *recording.Run) error {
+		if got == nil && len(run.Events) > 0 {
+			ev := run.Events[0]
+			got = &ev
+		}
+		return nil
+	})
+	return got
 }

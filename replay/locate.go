@@ -22,16 +22,38 @@ type locatePayload struct {
 	ContentHash string          `json:"contentHash"`
 }
 
-var locateNames = []string{"iteration", "toolName", "toolCallId", "args", "slot", "sourceId", "contentHash"}
+// The locator's fields of each payload it reads. Each type's are read on
+// their own: a field the locator does not use for a type can neither
+// change how the others read (see decodeLoose) nor send them to the
+// lenient path.
+var (
+	locateLLMStart = recording.NewMemberSet("iteration")
+	locateCall     = recording.NewMemberSet("toolName", "toolCallId", "args")
+	locateResult   = recording.NewMemberSet("toolCallId")
+	locateInjected = recording.NewMemberSet("slot", "sourceId", "contentHash")
+	locateEvicted  = recording.NewMemberSet("slot", "contentHash")
+)
 
-// decodeLocate reads the locator's fields of a payload as decodeLoose
-// does.
-func decodeLocate(raw json.RawMessage, p *locatePayload) {
-	fastOrLoose(raw, p, false, func() bool {
-		var v [7][]byte
-		return pick(raw, locateNames, v[:]) && setNumPtr(&p.Iteration, v[0]) && setStr(&p.ToolName, v[1]) &&
-			setStr(&p.ToolCallID, v[2]) && setRaw(&p.Args, v[3]) && setStr(&p.Slot, v[4]) &&
-			setStr(&p.SourceID, v[5]) && setStr(&p.ContentHash, v[6])
+// decodeLocate reads the locator's fields of a payload of type typ as
+// decodeLoose does.
+func decodeLocate(ev *recording.Event, p *locatePayload) {
+	fastOrLoose(ev.Payload, p, false, func() bool {
+		var v [3][]byte
+		switch ev.Type {
+		case recording.TypeLLMStart:
+			return pickPayload(ev, locateLLMStart, v[:]) && setNumPtr(&p.Iteration, v[0])
+		case recording.TypeToolStart:
+			return pickPayload(ev, locateCall, v[:]) && setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) &&
+				setRaw(&p.Args, v[2])
+		case recording.TypeToolEnd:
+			return pickPayload(ev, locateResult, v[:]) && setStr(&p.ToolCallID, v[0])
+		case recording.TypeContextInjected:
+			return pickPayload(ev, locateInjected, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.SourceID, v[1]) &&
+				setStr(&p.ContentHash, v[2])
+		case recording.TypeContextEvicted:
+			return pickPayload(ev, locateEvicted, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
+		}
+		return true
 	})
 }
 
@@ -187,7 +209,7 @@ func (l *locator) count(base int64, lens ...int) {
 func (l *locator) add(ev *recording.Event) {
 	var p locatePayload
 	if !ev.PayloadDropped && locatedPayload(ev.Type) {
-		decodeLocate(ev.Payload, &p)
+		decodeLocate(ev, &p)
 	}
 	if stage := ev.Meta.RuntimeStageID; stage != "" && ev.Type != recording.TypeContextError && ev.Type != recording.TypeDisposition {
 		if _, seen := l.firstByStage[stage]; !seen {

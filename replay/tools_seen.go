@@ -30,7 +30,7 @@ func (t *toolsSeen) add(ev *recording.Event) {
 	switch ev.Type {
 	case recording.TypeLLMStart:
 		var p llmStartPayload
-		if decodeLLMStart(ev.Payload, &p, false) {
+		if decodeLLMStart(ev, &p, false) {
 			names, _ := toolNamesOf(p.Tools, false)
 			for _, n := range names {
 				t.note(n)

@@ -72,7 +72,7 @@ func resultText(raw json.RawMessage) string {
 // produced by one of its grounds earlier in what the run can see.
 func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	var p toolEndPayload
-	if !decodeToolEnd(ev.Payload, &p, e.slow) {
+	if !decodeToolEnd(ev, &p, e.slow) {
 		return
 	}
 	view := checks.WriteView{Iteration: e.lastIter, Stage: stage, HistoryGap: e.historyGap()}

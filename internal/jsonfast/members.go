@@ -357,3 +357,21 @@ func hasHighString(s string) bool {
 }
 
 func isNullToken(v []byte) bool { return len(v) == 4 && string(v) == "null" }
+
+// FoldsToAny reports whether key, a decoded member key, could match one of
+// names under encoding/json's case-insensitive field matching without
+// being spelled exactly as it. Non-ASCII keys are assumed to (a few runes,
+// such as the Kelvin sign, fold to ASCII letters).
+func FoldsToAny(key []byte, names []string) bool {
+	for _, c := range key {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	for _, n := range names {
+		if len(n) == len(key) && string(key) != n && bytes.EqualFold(key, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
