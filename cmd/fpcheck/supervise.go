@@ -24,8 +24,9 @@ const superviseEnv = "FPCHECK_SUPERVISED"
 const superviseStderrTTY = "stderr-tty"
 
 // supervise runs fpcheck in a child process and returns its exit code; ok
-// is false when fpcheck should do the work itself (it is the child, or
-// the child could not be started).
+// is false when fpcheck should do the work itself (it is the child, no
+// limit the system states can refuse it memory, or the child could not be
+// started).
 //
 // Why a child: when the Go runtime cannot get memory it does not panic,
 // which Main could recover, but dies, printing every goroutine's stack and
@@ -33,8 +34,14 @@ const superviseStderrTTY = "stderr-tty"
 // death, drops the dump, and says it in one line with exit 4, as for any
 // other internal failure; everything else the child writes passes through
 // as it is, and its exit code is fpcheck's.
+//
+// The child costs a second start of the program (about 7 ms), so it runs
+// only where such a death can happen: under an address-space or data
+// rlimit, strict overcommit, or a control group's memory limit (see
+// memoryMayBeRefused). Without any, the runtime is not refused memory,
+// as fpcheck's own limits keep every allocation far below the machine's.
 func supervise(args []string) (code int, ok bool) {
-	if os.Getenv(superviseEnv) != "" {
+	if os.Getenv(superviseEnv) != "" || !memoryMayBeRefused() {
 		return 0, false
 	}
 	exe, err := os.Executable()
