@@ -152,7 +152,7 @@ func EffectiveDeclarations(run *recording.Run, decl *checks.Declarations) (*chec
 			fromRec = d
 		}
 	}
-	return checks.Merge(fromRec, decl), nil
+	return merge(fromRec, decl), nil
 }
 
 // configOf reads the declarations of the run's first
@@ -276,6 +276,9 @@ type pendingClaim struct {
 }
 
 type engine struct {
+	// recorded is the finding of the context_error being handled, when
+	// the fold has it decoded already (see Fold.handle).
+	recorded    *checks.Finding
 	reg         []*checks.Check
 	decl        *checks.Declarations
 	ledger      *checks.Ledger
@@ -482,7 +485,7 @@ func (e *engine) handle(ev *recording.Event) {
 		e.flushClaim()
 	case recording.TypeContextError:
 		if e.need.write {
-			e.refusals.noteRecorded(ev, e.slow)
+			e.refusals.noteRecorded(ev, e.recorded, e.slow)
 		}
 	case recording.TypeExternalGroundUsed:
 		e.grounds.note(ev)

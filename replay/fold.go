@@ -27,11 +27,14 @@ import (
 // run's evidence says so (Evidence.Lost), so the run is never green
 // because of it.
 type Fold struct {
-	reg  []*checks.Check
-	run  *recording.Run
-	file *checks.Declarations
-	opts Options
-	slow bool
+	// recorded is the finding of the context_error being folded, as the
+	// recorded-evidence reader decoded it, for the engine.
+	recorded checks.Finding
+	reg      []*checks.Check
+	run      *recording.Run
+	file     *checks.Declarations
+	opts     Options
+	slow     bool
 
 	// session is the run's conversation: its header's, else the first
 	// session id its events carry, as the loader reads it.
@@ -106,7 +109,7 @@ func NewFold(run *recording.Run, decl *checks.Declarations, opts Options) (*Fold
 	f.rec = newRecordedReader(f.slow)
 	f.tools = &toolsSeen{}
 	if opts.Posture != "" || (decl != nil && decl.Posture != "") {
-		posture, err := postureOf(opts.Posture, checks.Merge(nil, decl))
+		posture, err := postureOf(opts.Posture, merge(nil, decl))
 		if err != nil {
 			return nil, err
 		}
@@ -186,8 +189,9 @@ func (f *Fold) Add(ev *recording.Event) error {
 	if f.loc != nil {
 		f.loc.add(ev)
 	}
+	hasRecorded := false
 	if f.rec != nil {
-		f.rec.add(ev)
+		hasRecorded = f.rec.add(ev, &f.recorded)
 	}
 	if f.tools != nil {
 		f.tools.add(ev)
@@ -196,16 +200,28 @@ func (f *Fold) Add(ev *recording.Event) error {
 	case ev.Type == recording.TypeRunConfigured:
 		return f.configure(ev)
 	case f.armed:
-		f.e.handle(ev)
+		f.handle(ev, hasRecorded)
 	case seamEvent(ev.Type):
 		if err := f.arm(nil); err != nil {
 			return err
 		}
-		f.e.handle(ev)
+		f.handle(ev, hasRecorded)
 	default:
 		f.hold(ev)
 	}
 	return nil
+}
+
+// handle hands ev to the engine, with the finding it records when the
+// recorded-evidence reader has decoded it already (f.recorded, ok).
+func (f *Fold) handle(ev *recording.Event, ok bool) {
+	if !ok {
+		f.e.handle(ev)
+		return
+	}
+	f.e.recorded = &f.recorded
+	f.e.handle(ev)
+	f.e.recorded = nil
 }
 
 // Fallible says what Add and End may still fail on: anything until
@@ -280,7 +296,7 @@ func (f *Fold) configure(ev *recording.Event) error {
 	if !f.armed {
 		return f.arm(d)
 	}
-	if !sameDeclarations(f.opts.Posture, checks.Merge(d, f.file), checks.Merge(nil, f.file)) {
+	if !sameDeclarations(f.opts.Posture, merge(d, f.file), merge(nil, f.file)) {
 		f.late = append(f.late, lateConfiguration(positionOf(ev, "").Ref()))
 	}
 	return nil
@@ -323,7 +339,7 @@ func (f *Fold) runCanaries(posture string) error {
 // when none was read in time), starts the engine and folds the events held
 // so far.
 func (f *Fold) arm(fromRec *checks.Declarations) error {
-	effective := withSnapshotMap(checks.Merge(fromRec, f.file), f.run)
+	effective := withSnapshotMap(merge(fromRec, f.file), f.run)
 	posture, err := postureOf(f.opts.Posture, effective)
 	if err == nil {
 		err = f.runCanaries(posture)

@@ -35,7 +35,7 @@ func Recorded(events []recording.Event) *Evidence {
 func recorded(events []recording.Event, slow bool) *Evidence {
 	r := newRecordedReader(slow)
 	for i := range events {
-		r.add(&events[i])
+		r.add(&events[i], nil)
 	}
 	Locate(events, r.ev.Findings)
 	return r.ev
@@ -59,8 +59,10 @@ func newRecordedReader(slow bool) *recordedReader {
 }
 
 // add folds one event. What is kept of it is decoded, never the payload's
-// bytes.
-func (r *recordedReader) add(e *recording.Event) {
+// bytes. The finding a context_error records is left in recorded (unless
+// nil) for the engine, which reads it too (refusals.noteRecorded), and add reports
+// true; for other events, false.
+func (r *recordedReader) add(e *recording.Event, recorded *checks.Finding) bool {
 	ev := r.ev
 	switch e.Type {
 	case recording.TypeContextError:
@@ -70,11 +72,14 @@ func (r *recordedReader) add(e *recording.Event) {
 		if at, ok := r.kept[key]; ok {
 			ev.Findings[at].Repeats++
 			ev.Findings[at].LastLine = e.Line
-			return
+			r.hand(recorded, &f)
+			return true
 		}
 		r.kept[key] = len(ev.Findings)
 		ev.Findings = append(ev.Findings, f)
 		r.bytes += int64(entryCost+len(key)) + findingSize(&f)
+		r.hand(recorded, &f)
+		return true
 	case recording.TypeDisposition:
 		ev.IntegrityEvents++
 		ev.Disposition = recordedDisposition(e.Payload, r.slow)
@@ -82,6 +87,14 @@ func (r *recordedReader) add(e *recording.Event) {
 			ev.Disposition.Damage[j].Line = e.Line
 		}
 		r.ledger = dispositionSize(ev.Disposition)
+	}
+	return false
+}
+
+// hand leaves f in recorded, unless nil.
+func (r *recordedReader) hand(recorded, f *checks.Finding) {
+	if recorded != nil {
+		*recorded = *f
 	}
 }
 

@@ -27,9 +27,15 @@ type refusals struct {
 	lost []string
 }
 
-// noteRecorded remembers the tools named by a recorded column finding.
-func (r *refusals) noteRecorded(ev *recording.Event, slow bool) {
-	f := recordedFinding(ev, slow)
+// noteRecorded remembers the tools named by a recorded column finding:
+// ev's, decoded unless known (non-nil).
+func (r *refusals) noteRecorded(ev *recording.Event, known *checks.Finding, slow bool) {
+	var f checks.Finding
+	if known != nil {
+		f = *known
+	} else {
+		f = recordedFinding(ev, slow)
+	}
 	if f.Kind != checks.KindColumnTypeMismatch && f.Kind != checks.KindMissingColumn {
 		return
 	}
