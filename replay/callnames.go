@@ -233,7 +233,7 @@ func (s *namesStated) result() (names map[string]string, order []string) {
 // tools of served results, the one thing the book is for; when it does not,
 // runs neither read nor write it.
 func namesRead(reg []*checks.Check, d *checks.Declarations, posture string, slow bool) bool {
-	return slow || needsOf(reg, checks.NewLedger(reg, d, posture), d).served
+	return slow || needsFor(reg, d, posture).served
 }
 
 // nameOf is the tool the recording names for a call id so far: this run's

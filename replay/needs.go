@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"sync/atomic"
+
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
 )
@@ -145,4 +147,34 @@ func (n needs) readsPayload(typ string) bool {
 		return n.claimRows
 	}
 	return false
+}
+
+// settledNeeds is needsOf for one registry, declarations and posture.
+type settledNeeds struct {
+	reg     []*checks.Check
+	decl    *checks.Declarations
+	posture string
+	n       needs
+}
+
+// lastNeeds keeps the last needs settled without an engine: the loader
+// asks them of every run's first event, twice (its payload filter, the
+// book's order), and a run without declarations of its own settles on the
+// file's, shared (see merge). It keeps decl alive, so no other
+// declarations can take its address.
+var lastNeeds atomic.Pointer[settledNeeds]
+
+// needsFor is needsOf under a fresh ledger of reg, decl and posture.
+func needsFor(reg []*checks.Check, decl *checks.Declarations, posture string) needs {
+	if m := lastNeeds.Load(); m != nil && m.decl == decl && m.posture == posture && sameRegistry(m.reg, reg) {
+		return m.n
+	}
+	n := needsOf(reg, checks.NewLedger(reg, decl, posture), decl)
+	lastNeeds.Store(&settledNeeds{reg: reg, decl: decl, posture: posture, n: n})
+	return n
+}
+
+// sameRegistry reports whether a and b are the same slice of checks.
+func sameRegistry(a, b []*checks.Check) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -42,7 +42,7 @@ func readsUnder(reg []*checks.Check, run *recording.Run, decl *checks.Declaratio
 	if !ok {
 		return nil
 	}
-	return needsOf(reg, checks.NewLedger(reg, effective, p), effective).readsPayload
+	return needsFor(reg, effective, p).readsPayload
 }
 
 // settle is the declarations and posture a replay of run settles on, as
