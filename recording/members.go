@@ -129,3 +129,11 @@ func (ev *Event) Members(m *MemberSet, out [][]byte) bool {
 	}
 	return true
 }
+
+// PayloadValidated reports whether the decoder validated the payload's
+// bytes as JSON and indexed them (see Members): a reader may then walk
+// them without validating them again.
+func (ev *Event) PayloadValidated() bool {
+	ix := &ev.PayloadIndex
+	return ix.schema != 0 && uint64(len(ev.Payload)) == uint64(ix.n)
+}

@@ -230,7 +230,7 @@ func checkElements(arr []byte, es *elementSchema, notes *decodeNotes) {
 	var seen uint32 // bit i: es.wrong[i] noted; bit 31: es.name noted
 	const notObject = 1 << 31
 	var last [maxSchemaFields][]byte
-	eachValidElement(arr, func(elem []byte) {
+	jsonfast.ValidElements(arr, func(elem []byte) {
 		if jsonfast.KindOf(elem) != jsonfast.KindObject {
 			if seen&notObject == 0 {
 				seen |= notObject

@@ -49,6 +49,73 @@ func pick(obj []byte, names []string, out [][]byte) (ok bool) {
 	return ok && err == nil
 }
 
+// pickValid is pick on an obj known to be valid JSON (validated with its
+// event): its members are found without validating them again.
+func pickValid(obj []byte, names []string, out [][]byte) (ok bool) {
+	out = out[:len(names)]
+	for i := range out {
+		out[i] = nil
+	}
+	if jsonfast.KindOf(obj) != jsonfast.KindObject {
+		return false
+	}
+	ok = true
+	jsonfast.ValidMembers(obj, func(key []byte, escaped bool, val []byte) {
+		if !ok {
+			return
+		}
+		if escaped {
+			k, err := jsonfast.String(append(append([]byte{'"'}, key...), '"'))
+			if err != nil {
+				ok = false
+				return
+			}
+			key = []byte(k)
+		}
+		for i, n := range names {
+			if string(key) == n {
+				if out[i] != nil {
+					ok = false
+				}
+				out[i] = val
+				return
+			}
+		}
+		if jsonfast.FoldsToAny(key, names) {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// walker reads the members and elements of a nested value: validating
+// them, or, when the value was validated with its event, not again.
+type walker struct{ valid bool }
+
+func walkerOf(valid bool) walker { return walker{valid: valid} }
+
+func (w walker) pick(obj []byte, names []string, out [][]byte) bool {
+	if w.valid {
+		return pickValid(obj, names, out)
+	}
+	return pick(obj, names, out)
+}
+
+// elements calls fn for each element of the array arr until fn returns
+// false; the error is jsonfast.Elements' (none when valid).
+func (w walker) elements(arr []byte, fn func(el []byte) bool) error {
+	if !w.valid {
+		return jsonfast.Elements(arr, func(_ int, el []byte) bool { return fn(el) })
+	}
+	more := true
+	jsonfast.ValidElements(arr, func(el []byte) {
+		if more {
+			more = fn(el)
+		}
+	})
+	return nil
+}
+
 // pickPayload is pick on an event's payload: from the index the loader
 // made of it while validating it when there is one (the same answer
 // without a second walk; see recording.Event.Members), else by walking it.
@@ -276,10 +343,11 @@ func decodeIterationEnd(ev *recording.Event, p *iterationEndPayload, slow bool) 
 
 // decodeHistory reads an iteration_end history as json.Unmarshal into
 // []historyMessage does; ok is false where that fails. Without content
-// the messages' contents are left unread (nil).
-func decodeHistory(raw json.RawMessage, content, slow bool) (msgs []historyMessage, ok bool) {
+// the messages' contents are left unread (nil). valid says raw was
+// validated with its event (see recording.Event.PayloadValidated).
+func decodeHistory(raw json.RawMessage, content, slow, valid bool) (msgs []historyMessage, ok bool) {
 	if !slow {
-		if msgs, ok := fastHistory(raw, content); ok {
+		if msgs, ok := fastHistory(raw, content, valid); ok {
 			return msgs, true
 		}
 	}
@@ -288,16 +356,17 @@ func decodeHistory(raw json.RawMessage, content, slow bool) (msgs []historyMessa
 
 // fastHistory takes only arrays of objects whose toolCalls, when present,
 // are an array of objects; anything else is left to encoding/json.
-func fastHistory(raw []byte, content bool) ([]historyMessage, bool) {
+func fastHistory(raw []byte, content, valid bool) ([]historyMessage, bool) {
 	if jsonfast.KindOf(raw) != jsonfast.KindArray {
 		return nil, false
 	}
+	w := walkerOf(valid)
 	msgs := []historyMessage{}
 	ok := true
-	err := jsonfast.Elements(raw, func(_ int, el []byte) bool {
+	err := w.elements(raw, func(el []byte) bool {
 		var v [5][]byte
 		var m historyMessage
-		if !pick(el, historyNames, v[:]) || !setStr(&m.Role, v[0]) || !setStr(&m.ToolCallID, v[2]) || !setStr(&m.ToolName, v[3]) {
+		if !w.pick(el, historyNames, v[:]) || !setStr(&m.Role, v[0]) || !setStr(&m.ToolCallID, v[2]) || !setStr(&m.ToolName, v[3]) {
 			ok = false
 			return false
 		}
@@ -313,13 +382,13 @@ func fastHistory(raw []byte, content bool) ([]historyMessage, bool) {
 				ID   string `json:"id"`
 				Name string `json:"name"`
 			}, 0)
-			if err := jsonfast.Elements(tc, func(_ int, c []byte) bool {
-				var w [2][]byte
+			if err := w.elements(tc, func(c []byte) bool {
+				var f [2][]byte
 				var call struct {
 					ID   string `json:"id"`
 					Name string `json:"name"`
 				}
-				if !pick(c, toolCallNames, w[:]) || !setStr(&call.ID, w[0]) || !setStr(&call.Name, w[1]) {
+				if !w.pick(c, toolCallNames, f[:]) || !setStr(&call.ID, f[0]) || !setStr(&call.Name, f[1]) {
 					ok = false
 					return false
 				}
@@ -339,16 +408,18 @@ func fastHistory(raw []byte, content bool) ([]historyMessage, bool) {
 }
 
 // toolNamesOf is toolNames, read in one pass when the tools are an array
-// of objects each naming itself once with a string.
-func toolNamesOf(raw json.RawMessage, slow bool) ([]string, bool) {
+// of objects each naming itself once with a string; valid says raw was
+// validated with its event.
+func toolNamesOf(raw json.RawMessage, slow, valid bool) ([]string, bool) {
 	if slow || len(raw) == 0 || raw[0] != '[' {
 		return toolNames(raw)
 	}
+	w := walkerOf(valid)
 	names := []string{}
 	ok := true
-	err := jsonfast.Elements(raw, func(_ int, el []byte) bool {
+	err := w.elements(raw, func(el []byte) bool {
 		var v [1][]byte
-		if !pick(el, nameNames, v[:]) || v[0] == nil || v[0][0] != '"' {
+		if !w.pick(el, nameNames, v[:]) || v[0] == nil || v[0][0] != '"' {
 			ok = false
 			return false
 		}
@@ -367,17 +438,19 @@ func toolNamesOf(raw json.RawMessage, slow bool) ([]string, bool) {
 }
 
 // manifestNamesOf is manifestNames, read in one pass when the manifest is
-// an object naming toolNames once, exactly so.
-func manifestNamesOf(raw json.RawMessage, slow bool) (names []string, stated bool, problem string) {
+// an object naming toolNames once, exactly so; valid says raw was
+// validated with its event.
+func manifestNamesOf(raw json.RawMessage, slow, valid bool) (names []string, stated bool, problem string) {
 	if slow || len(raw) == 0 || raw[0] != '{' {
 		return manifestNames(raw)
 	}
+	w := walkerOf(valid)
 	var v [1][]byte
-	if !pick(raw, toolNamesNames, v[:]) || v[0] == nil || v[0][0] != '[' {
+	if !w.pick(raw, toolNamesNames, v[:]) || v[0] == nil || v[0][0] != '[' {
 		return manifestNames(raw)
 	}
 	names = []string{}
-	err := jsonfast.Elements(v[0], func(_ int, el []byte) bool {
+	err := w.elements(v[0], func(el []byte) bool {
 		// Non-string names are dropped, as manifestNames drops them; a
 		// null reads as the empty name, as it does there.
 		if s, ok := stringValue(el, false); ok {

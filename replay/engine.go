@@ -748,7 +748,7 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	// Tool names alone need no message text; the frame, the eviction join
 	// and the served results do.
 	entries := e.need.messages()
-	msgs, ok := decodeHistory(p.History, entries, e.slow)
+	msgs, ok := decodeHistory(p.History, entries, e.slow, ev.PayloadValidated())
 	if !ok {
 		return
 	}
@@ -809,7 +809,7 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	}
 	e.lastIter = it
 	view := checks.CallView{Iteration: it, Stage: stage, Provider: p.Provider}
-	if names, ok := toolNamesOf(p.Tools, e.slow); ok {
+	if names, ok := toolNamesOf(p.Tools, e.slow, ev.PayloadValidated()); ok {
 		view.Served = names
 	} else if n, ok := intOf(p.ToolsCount); ok && n == 0 && len(p.Tools) == 0 {
 		view.Served = []string{}
@@ -965,7 +965,7 @@ func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 		}
 		e.lastContent[view.Iteration] = e.store.intern(*p.Content)
 	}
-	names, stated, problem := manifestNamesOf(p.WireManifest, e.slow)
+	names, stated, problem := manifestNamesOf(p.WireManifest, e.slow, ev.PayloadValidated())
 	for _, c := range e.reg {
 		if c.OnWire == nil || !e.ledger.Armed(c) {
 			continue

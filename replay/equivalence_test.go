@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -514,31 +515,35 @@ func FuzzPayloadDecoders(f *testing.F) {
 			same("injected slot", result[string]{full.Slot, fullOK}, result[string]{slot, slotOK})
 		}
 
-		hs, hsOK := decodeHistory(raw, true, true)
-		hf, hfOK := decodeHistory(raw, true, false)
-		same("history", result[[]historyMessage]{hs, hsOK}, result[[]historyMessage]{hf, hfOK})
-		if hsOK && hfOK {
-			// Without content only the contents may differ.
-			hn, hnOK := decodeHistory(raw, false, false)
-			for i := range hs {
-				hs[i].Content = nil
+		// The nested walks read raw as given, and, when it is valid JSON,
+		// as a payload validated with its event.
+		for _, valid := range []bool{false, json.Valid(raw)} {
+			hs, hsOK := decodeHistory(raw, true, true, false)
+			hf, hfOK := decodeHistory(raw, true, false, valid)
+			same("history", result[[]historyMessage]{hs, hsOK}, result[[]historyMessage]{hf, hfOK})
+			if hsOK && hfOK {
+				// Without content only the contents may differ.
+				hn, hnOK := decodeHistory(raw, false, false, valid)
+				for i := range hs {
+					hs[i].Content = nil
+				}
+				same("history without content", result[[]historyMessage]{hs, hsOK}, result[[]historyMessage]{hn, hnOK})
 			}
-			same("history without content", result[[]historyMessage]{hs, hsOK}, result[[]historyMessage]{hn, hnOK})
-		}
 
-		ns, nsOK := toolNames(raw)
-		nf, nfOK := toolNamesOf(raw, false)
-		same("tool names", result[[]string]{ns, nsOK}, result[[]string]{nf, nfOK})
+			ns, nsOK := toolNames(raw)
+			nf, nfOK := toolNamesOf(raw, false, valid)
+			same("tool names", result[[]string]{ns, nsOK}, result[[]string]{nf, nfOK})
 
-		type manifest struct {
-			Names   []string
-			Stated  bool
-			Problem string
+			type manifest struct {
+				Names   []string
+				Stated  bool
+				Problem string
+			}
+			var ms, mf manifest
+			ms.Names, ms.Stated, ms.Problem = manifestNames(raw)
+			mf.Names, mf.Stated, mf.Problem = manifestNamesOf(raw, false, valid)
+			same("manifest", ms, mf)
 		}
-		var ms, mf manifest
-		ms.Names, ms.Stated, ms.Problem = manifestNames(raw)
-		mf.Names, mf.Stated, mf.Problem = manifestNamesOf(raw, false)
-		same("manifest", ms, mf)
 
 		if len(raw) > 0 {
 			same("result text", resultText(raw), resultTextOf(raw, nil, false))

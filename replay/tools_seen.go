@@ -31,7 +31,7 @@ func (t *toolsSeen) add(ev *recording.Event) {
 	case recording.TypeLLMStart:
 		var p llmStartPayload
 		if decodeLLMStart(ev, &p, false) {
-			names, _ := toolNamesOf(p.Tools, false)
+			names, _ := toolNamesOf(p.Tools, false, ev.PayloadValidated())
 			for _, n := range names {
 				t.note(n)
 			}

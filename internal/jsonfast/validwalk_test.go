@@ -1,10 +1,9 @@
-package recording
+package jsonfast
 
 import (
 	"encoding/json"
 	"testing"
 
-	"github.com/fpcheck/fpcheck/internal/jsonfast"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -24,25 +23,25 @@ func FuzzValidWalk(f *testing.F) {
 			Val string
 		}
 		var got, want []member
-		eachValidMember(data, func(key []byte, escaped bool, val []byte) {
+		ValidMembers(data, func(key []byte, escaped bool, val []byte) {
 			// Keys come as written; decode them (as validFields does
 			// for escaped ones) to compare with jsonfast's.
-			k, err := jsonfast.String([]byte(`"` + string(key) + `"`))
+			k, err := String([]byte(`"` + string(key) + `"`))
 			if err != nil {
 				k = "(undecodable)"
 			}
 			got = append(got, member{k, string(val)})
 		})
 		var gotElems, wantElems []string
-		eachValidElement(data, func(val []byte) { gotElems = append(gotElems, string(val)) })
+		ValidElements(data, func(val []byte) { gotElems = append(gotElems, string(val)) })
 		if !json.Valid(data) {
 			return // only the absence of a panic is asked for
 		}
-		jsonfast.Members(data, func(key []byte, escaped bool, val []byte) bool {
+		Members(data, func(key []byte, escaped bool, val []byte) bool {
 			want = append(want, member{string(key), string(val)})
 			return true
 		})
-		jsonfast.Elements(data, func(_ int, val []byte) bool {
+		Elements(data, func(_ int, val []byte) bool {
 			wantElems = append(wantElems, string(val))
 			return true
 		})

@@ -1,0 +1,146 @@
+package jsonfast
+
+import "bytes"
+
+// The walkers below read JSON that was validated before (by Valid, or with
+// the line it is part of), for readers that need a few members of a value
+// they already know to be valid: the values in between are skipped without
+// being validated a second time. Skipping a string is a search for its
+// closing quote (bytes.IndexByte), which is what makes this cheaper than
+// another validating pass over values that are mostly long strings: a
+// tool result, a conversation window copied into iteration_end.history.
+//
+// The walkers never index past their input, so bytes that are not valid
+// JSON after all give wrong answers, not a panic.
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// skipValidString returns the index just after the closing quote of the string
+// whose body starts at b[i], or len(b).
+func skipValidString(b []byte, i int) int {
+	for i < len(b) {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		q := i + j
+		// The quote closes the string unless an odd run of backslashes
+		// escapes it; the run cannot reach back past the string's start.
+		n := 0
+		for q-1-n >= i && b[q-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+	return len(b)
+}
+
+// skipValidValue returns the index just after the value starting at b[i] (no
+// whitespace before it).
+func skipValidValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = skipValidString(b, i+1)
+			if depth == 0 {
+				return i
+			}
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			depth--
+			i++
+			if depth <= 0 {
+				return i
+			}
+		default:
+			if depth == 0 {
+				// A number or literal: it ends at the first byte that
+				// cannot continue it.
+				for i < len(b) && !isValidValueEnd(b[i]) {
+					i++
+				}
+				return i
+			}
+			i++
+		}
+	}
+	return len(b)
+}
+
+func isValidValueEnd(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+func skipValidSpace(b []byte, i int) int {
+	for i < len(b) && isJSONSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// ValidMembers calls fn for each member of the validated object obj,
+// with the key as it is written (escaped reports a backslash in it) and
+// the value's bytes.
+func ValidMembers(obj []byte, fn func(key []byte, escaped bool, val []byte)) {
+	i := skipValidSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipValidSpace(obj, i)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipValidSpace(obj, i+1)
+		}
+		if i >= len(obj) || obj[i] != '"' {
+			return // '}' or the end
+		}
+		end := skipValidString(obj, i+1)
+		if end-1 <= i {
+			return
+		}
+		key := obj[i+1 : end-1]
+		i = skipValidSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = skipValidSpace(obj, i+1)
+		vend := skipValidValue(obj, i)
+		fn(key, bytes.IndexByte(key, '\\') >= 0, obj[i:vend])
+		i = vend
+	}
+}
+
+// ValidElements calls fn for each element of the validated array arr.
+func ValidElements(arr []byte, fn func(val []byte)) {
+	i := skipValidSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	i++
+	for {
+		i = skipValidSpace(arr, i)
+		if i < len(arr) && arr[i] == ',' {
+			i = skipValidSpace(arr, i+1)
+		}
+		if i >= len(arr) || arr[i] == ']' {
+			return
+		}
+		end := skipValidValue(arr, i)
+		if end <= i {
+			return
+		}
+		fn(arr[i:end])
+		i = end
+	}
+}
