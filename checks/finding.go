@@ -1,10 +1,12 @@
 package checks
 
 import (
+	"cmp"
 	"encoding/json"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Kinds a finding can carry. agentfootprint's finding type names the first
@@ -110,19 +112,33 @@ func (f Finding) Identity() string {
 	return Identity(f.Kind, f.Seam, f.Subjects, f.Predicate)
 }
 
-// Identity builds the identity string of a finding from its parts.
+// Identity builds the identity string of a finding from its parts: kind,
+// " @", seam, " [", the subjects rendered and sorted by UTF-16 code units
+// joined by " + ", "] ", predicate and " ". Findings are keyed by it
+// several times each (the ledger, the reconciliation, the report), so it
+// is built in one buffer.
 func Identity(kind, seam string, subjects []Subject, predicate string) string {
-	rendered := make([]string, len(subjects))
-	for i, s := range subjects {
-		rendered[i] = s.String()
+	var few [4]string
+	rendered := few[:0]
+	n := len(kind) + len(seam) + len(predicate) + len(" @ [] ")
+	for _, sub := range subjects {
+		r := sub.String()
+		rendered = append(rendered, r)
+		n += len(r) + len(" + ")
 	}
 	SortUTF16(rendered)
 	var b strings.Builder
+	b.Grow(n)
 	b.WriteString(kind)
 	b.WriteString(" @")
 	b.WriteString(seam)
 	b.WriteString(" [")
-	b.WriteString(strings.Join(rendered, " + "))
+	for i, r := range rendered {
+		if i > 0 {
+			b.WriteString(" + ")
+		}
+		b.WriteString(r)
+	}
 	b.WriteString("] ")
 	b.WriteString(predicate)
 	b.WriteString(" ")
@@ -131,20 +147,60 @@ func Identity(kind, seam string, subjects []Subject, predicate string) string {
 
 // SortUTF16 sorts strings by UTF-16 code units, the order of JavaScript's
 // default Array.prototype.sort, which differs from Go's byte order for
-// characters above U+FFFF against U+E000–U+FFFF.
+// characters above U+FFFF against U+E000–U+FFFF. Equal strings keep their
+// order.
 func SortUTF16(ss []string) {
-	sort.SliceStable(ss, func(i, j int) bool { return LessUTF16(ss[i], ss[j]) })
+	if len(ss) < 2 {
+		return
+	}
+	slices.SortStableFunc(ss, CompareUTF16)
 }
 
 // LessUTF16 reports whether a sorts before b by UTF-16 code units.
-func LessUTF16(a, b string) bool {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			return ua[i] < ub[i]
+func LessUTF16(a, b string) bool { return CompareUTF16(a, b) < 0 }
+
+// CompareUTF16 compares a and b by UTF-16 code units, as JavaScript compares
+// strings, reading each as Go reads a string into runes (an invalid byte
+// is U+FFFD). It allocates nothing.
+func CompareUTF16(a, b string) int {
+	i, j := 0, 0
+	var pa, pb rune // a pending low surrogate of a or b, 0 when none
+	for {
+		var ua, ub rune
+		switch {
+		case pa != 0:
+			ua, pa = pa, 0
+		case i < len(a):
+			r, size := utf8.DecodeRuneInString(a[i:])
+			i += size
+			ua, pa = utf16Units(r)
+		default:
+			ua = -1
+		}
+		switch {
+		case pb != 0:
+			ub, pb = pb, 0
+		case j < len(b):
+			r, size := utf8.DecodeRuneInString(b[j:])
+			j += size
+			ub, pb = utf16Units(r)
+		default:
+			ub = -1
+		}
+		if ua != ub || ua < 0 {
+			return cmp.Compare(ua, ub)
 		}
 	}
-	return len(ua) < len(ub)
+}
+
+// utf16Units is the first UTF-16 code unit of r and the second, 0 when r
+// takes one.
+func utf16Units(r rune) (first, second rune) {
+	if r < 0x10000 {
+		return r, 0
+	}
+	r1, r2 := utf16.EncodeRune(r)
+	return r1, r2
 }
 
 // Row is one registered check's line of the disposition ledger.
