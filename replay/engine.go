@@ -851,7 +851,9 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	}
 
 	e.sysSeen, e.sysPieces, e.sysGaps = false, nil, nil
-	e.msgs = slotMessages{}
+	// The next call's records reuse the lists (the frame copied them).
+	clear(e.msgs.known)
+	e.msgs = slotMessages{known: e.msgs.known[:0], unknown: e.msgs.unknown[:0]}
 	e.toolsStage = ""
 	e.slotKept = 0
 }
@@ -907,6 +909,9 @@ func (e *engine) buildFrame(p llmStartPayload, it int64) checks.Frame {
 			f.Gaps = append(f.Gaps, fmt.Sprintf("1 more message of iteration %d carries no rawContent", it))
 		case e.msgs.more > 1:
 			f.Gaps = append(f.Gaps, fmt.Sprintf("%d more messages of iteration %d carry no rawContent", e.msgs.more, it))
+		}
+		if len(e.msgs.known) > 0 {
+			f.Messages = make([]checks.Message, 0, len(e.msgs.known))
 		}
 		for _, m := range e.msgs.known {
 			if m.Role == checks.RoleTool && m.ToolName == "" {
