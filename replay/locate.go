@@ -34,8 +34,8 @@ var (
 	locateEvicted  = recording.NewMemberSet("slot", "contentHash")
 )
 
-// decodeLocate reads the locator's fields of a payload of type typ as
-// decodeLoose does.
+// decodeLocate reads the locator's fields of ev's payload, those of its
+// type, as decodeLoose does.
 func decodeLocate(ev *recording.Event, p *locatePayload) {
 	fastOrLoose(ev.Payload, p, false, func() bool {
 		var v [3][]byte

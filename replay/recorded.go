@@ -60,8 +60,8 @@ func newRecordedReader(slow bool) *recordedReader {
 
 // add folds one event. What is kept of it is decoded, never the payload's
 // bytes. The finding a context_error records is left in recorded (unless
-// nil) for the engine, which reads it too (refusals.noteRecorded), and add reports
-// true; for other events, false.
+// nil) for the engine, which reads it too (refusals.noteRecorded), and
+// add reports true; for other events, false.
 func (r *recordedReader) add(e *recording.Event, recorded *checks.Finding) bool {
 	ev := r.ev
 	switch e.Type {
