@@ -52,7 +52,7 @@ var schemaList = func() []*compiledSchema {
 	return list
 }()
 
-// index makes the index of payload p from the decoder's collected fields
+// indexOf makes the index of payload p from the decoder's collected fields
 // of schema sc (slices of the same bytes as p); ok is false when a field
 // is not where p is.
 func indexOf(sc *compiledSchema, p []byte, fields [][]byte) (ix PayloadIndex, ok bool) {
