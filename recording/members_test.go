@@ -93,3 +93,68 @@ func TestMembersIndexFollowsItsPayload(t *testing.T) {
 		t.Errorf("another payload answered from the index")
 	}
 }
+
+// FuzzPayloadIndex holds the index to a walk of the payload: whenever a
+// decoded event carries one, it gives, for its type's schema fields, what
+// jsonfast.Members gives, and the payload repeats no field and has no key
+// that folds to one.
+func FuzzPayloadIndex(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"agentfootprint.context.injected","payload":{"slot":"messages","rawContent":"x","position":1},"meta":{"runId":"r"}}`,
+		`{"type":"agentfootprint.stream.tool_end","payload":{"toolCallId":"c","result":{"a":[1,2]},"error":false},"meta":{"runId":"r"}}`,
+		`{"type":"agentfootprint.stream.llm_start","payload":{"iteration":1,"Tools":[],"tools":[{"name":"a"}]},"meta":{"runId":"r"}}`,
+		`{"type":"agentfootprint.context.injected","payload":{"sl\u006ft":"messages","slot":"x"},"meta":{"runId":"r"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	sets := map[string]*MemberSet{}
+	for _, sc := range schemaList {
+		sets[typeOfSchema(sc)] = NewMemberSet(sc.names...)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		d := eventDecoder{verdicts: verdicts{eager: true}}
+		for range 2 { // the second reading may take the kept verdict
+			var r decodedEvent
+			d.decode(line, &r)
+			set := sets[r.ev.Type]
+			if r.err != nil || set == nil {
+				return
+			}
+			got := make([][]byte, len(set.Names()))
+			if !r.ev.Members(set, got) {
+				continue
+			}
+			want := make([][]byte, len(set.Names()))
+			if err := jsonfast.Members(r.ev.Payload, func(key []byte, _ bool, val []byte) bool {
+				for i, n := range set.Names() {
+					if string(key) == n {
+						if want[i] != nil {
+							t.Errorf("indexed, but %q is written twice", n)
+						}
+						want[i] = val
+						return true
+					}
+				}
+				if jsonfast.FoldsToAny(key, set.Names()) {
+					t.Errorf("indexed, but key %q folds to a field", key)
+				}
+				return true
+			}); err != nil {
+				t.Fatalf("indexed, but the payload is not an object: %v", err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s (-walked +indexed):\n%s", line, diff)
+			}
+		}
+	})
+}
+
+// typeOfSchema is the event type whose payloads sc describes.
+func typeOfSchema(sc *compiledSchema) string {
+	for typ, s := range compiledSchemas {
+		if s == sc {
+			return typ
+		}
+	}
+	return ""
+}
