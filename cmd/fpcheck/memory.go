@@ -73,9 +73,22 @@ type memoryLimit struct {
 	// limit bounds.
 	ceiling int64
 	live    [1]metrics.Sample
+	// first is true until the first collection, under firstCollection
+	// with GOGC off; gcPercent is GOGC to return to then.
+	first     bool
+	gcPercent int
 }
 
 var memLimit memoryLimit
+
+// firstCollection is the soft limit until the first collection, when
+// GOGC is not set: the heap grows from nothing to that size without a
+// collection, so a short job (a recording of a few tens of MB) is not
+// collected at all, where the collector's own goal (twice the live heap,
+// from 4 MiB) collected an 84 MB recording's heap five times in its first
+// 50 ms. After the first, the collector keeps to GOGC and the soft limit
+// starts from softMemoryLimit and follows the live heap (setLocked).
+const firstCollection = 48 << 20
 
 // start sets the soft limit, unless GOMEMLIMIT is set.
 func (m *memoryLimit) start() {
@@ -85,7 +98,13 @@ func (m *memoryLimit) start() {
 	m.on = true
 	m.current = softMemoryLimit
 	m.live[0].Name = "/gc/heap/live:bytes"
-	debug.SetMemoryLimit(softMemoryLimit)
+	if os.Getenv("GOGC") == "" {
+		m.first = true
+		m.gcPercent = debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(firstCollection)
+	} else {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	m.afterNextGC()
 }
 
@@ -128,6 +147,11 @@ func (m *memoryLimit) adapt() bool {
 	if !m.on {
 		return false
 	}
+	if m.first {
+		m.first = false
+		debug.SetGCPercent(m.gcPercent)
+		debug.SetMemoryLimit(m.current)
+	}
 	m.setLocked()
 	return true
 }
@@ -139,8 +163,10 @@ func (m *memoryLimit) setLocked() {
 		return
 	}
 	if next, ok := nextLimit(m.current, int64(m.live[0].Value.Uint64()), m.ceiling); ok {
-		debug.SetMemoryLimit(next)
 		m.current = next
+		if !m.first {
+			debug.SetMemoryLimit(next)
+		}
 	}
 }
 

@@ -130,14 +130,25 @@ func TestGOMEMLIMITWins(t *testing.T) {
 
 // TestLimitFollowsTheLiveHeap: the soft limit rises after a collection
 // that finds more live than it allows for, without waiting for a run to
-// end.
+// end; GOGC is off until the first collection, and back after it.
 func TestLimitFollowsTheLiveHeap(t *testing.T) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOMEMLIMIT is set")
 	}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	m := &memoryLimit{}
 	m.start()
+	// Until the first collection, the heap grows to firstCollection
+	// without one.
+	if os.Getenv("GOGC") == "" {
+		if got := debug.SetGCPercent(-1); got != -1 {
+			t.Errorf("GOGC is %d before the first collection, want off", got)
+		}
+		if got := debug.SetMemoryLimit(-1); got != firstCollection {
+			t.Errorf("the limit is %d before the first collection, want %d", got, firstCollection)
+		}
+	}
 	defer func() {
 		m.mu.Lock()
 		m.on = false
@@ -156,6 +167,9 @@ func TestLimitFollowsTheLiveHeap(t *testing.T) {
 		if current > softMemoryLimit {
 			if got := debug.SetMemoryLimit(-1); got != current {
 				t.Errorf("the runtime's limit is %d, the recorded one %d", got, current)
+			}
+			if got := debug.SetGCPercent(100); got != 100 {
+				t.Errorf("GOGC is %d after the first collection, want 100 again", got)
 			}
 			break
 		}
