@@ -163,34 +163,37 @@ func LessUTF16(a, b string) bool { return CompareUTF16(a, b) < 0 }
 // strings, reading each as Go reads a string into runes (an invalid byte
 // is U+FFFD). It allocates nothing.
 func CompareUTF16(a, b string) int {
-	i, j := 0, 0
-	var pa, pb rune // a pending low surrogate of a or b, 0 when none
+	var ua, ub utf16Reader
+	ua.s, ub.s = a, b
 	for {
-		var ua, ub rune
-		switch {
-		case pa != 0:
-			ua, pa = pa, 0
-		case i < len(a):
-			r, size := utf8.DecodeRuneInString(a[i:])
-			i += size
-			ua, pa = utf16Units(r)
-		default:
-			ua = -1
-		}
-		switch {
-		case pb != 0:
-			ub, pb = pb, 0
-		case j < len(b):
-			r, size := utf8.DecodeRuneInString(b[j:])
-			j += size
-			ub, pb = utf16Units(r)
-		default:
-			ub = -1
-		}
-		if ua != ub || ua < 0 {
-			return cmp.Compare(ua, ub)
+		x, y := ua.next(), ub.next()
+		if x != y || x < 0 {
+			return cmp.Compare(x, y)
 		}
 	}
+}
+
+// utf16Reader reads a string's UTF-16 code units one at a time.
+type utf16Reader struct {
+	s       string
+	i       int
+	pending rune // the low surrogate of the last rune read, 0 when none
+}
+
+// next is the next code unit, or -1 at the end.
+func (r *utf16Reader) next() rune {
+	if u := r.pending; u != 0 {
+		r.pending = 0
+		return u
+	}
+	if r.i >= len(r.s) {
+		return -1
+	}
+	c, size := utf8.DecodeRuneInString(r.s[r.i:])
+	r.i += size
+	var u rune
+	u, r.pending = utf16Units(c)
+	return u
 }
 
 // utf16Units is the first UTF-16 code unit of r and the second, 0 when r
