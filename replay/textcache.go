@@ -29,8 +29,12 @@ type textCache struct {
 }
 
 type cachedText struct {
-	raw  string // the JSON string token, the map key
+	// key is the JSON string token without its quotes, the map key: the
+	// text itself when the token has no escape, so a plain text is held
+	// once; size is the bytes the two hold.
+	key  string
 	text string
+	size int
 }
 
 type hashKey struct {
@@ -58,13 +62,14 @@ func (c *textCache) grow(n int) {
 // text is stringValue(raw, false), remembered for long strings; a nil
 // cache remembers nothing.
 func (c *textCache) text(raw []byte) (string, bool) {
-	if c == nil || len(raw) < minCachedText || raw[0] != '"' {
+	if c == nil || len(raw) < minCachedText || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return stringValue(raw, false)
 	}
-	if t, ok := c.texts[string(raw)]; ok {
+	inner := raw[1 : len(raw)-1]
+	if t, ok := c.texts[string(inner)]; ok {
 		return t.text, true
 	}
-	if t, ok := c.oldTexts[string(raw)]; ok {
+	if t, ok := c.oldTexts[string(inner)]; ok {
 		c.keepText(t)
 		return t.text, true
 	}
@@ -72,16 +77,21 @@ func (c *textCache) text(raw []byte) (string, bool) {
 	if err != nil {
 		return stringValue(raw, false)
 	}
-	c.keepText(cachedText{raw: string(raw), text: s})
+	t := cachedText{key: s, text: s, size: len(s)}
+	if s != string(inner) {
+		t.key = string(inner)
+		t.size += len(t.key)
+	}
+	c.keepText(t)
 	return s, true
 }
 
 func (c *textCache) keepText(t cachedText) {
-	c.grow(len(t.raw) + len(t.text))
+	c.grow(t.size)
 	if c.texts == nil {
 		c.texts = map[string]cachedText{}
 	}
-	c.texts[t.raw] = t
+	c.texts[t.key] = t
 }
 
 // messageHash is MessageHash, remembered for long contents.
