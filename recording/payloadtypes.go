@@ -130,14 +130,7 @@ func checkPayloadFieldsWith(typ string, payload json.RawMessage, notes *decodeNo
 // (see members.go): key repeats a field, or could match one only the way
 // encoding/json matches struct fields.
 func (sc *compiledSchema) collect(key []byte, val []byte, last [][]byte) bool {
-	for i, n := range sc.names {
-		if string(key) == n {
-			repeat := last[i] != nil
-			last[i] = val
-			return !repeat
-		}
-	}
-	return !jsonfast.FoldsToAny(key, sc.names)
+	return jsonfast.CollectMember(key, val, sc.names, last)
 }
 
 // judge notes the fields whose last values (by schema field) have the

@@ -12,16 +12,7 @@ import (
 // value of the last member named names[i] (keys compared decoded), or nil.
 func validFields(obj []byte, names []string, out [][]byte) {
 	clear(out)
-	jsonfast.ValidMembers(obj, func(key []byte, escaped bool, val []byte) {
-		if escaped {
-			// Only a key with an escape can differ from its decoding in a
-			// way that matters: raw invalid UTF-8 matches no name either way.
-			k, err := jsonfast.String(append(append([]byte{'"'}, key...), '"'))
-			if err != nil {
-				return
-			}
-			key = []byte(k)
-		}
+	jsonfast.ValidMembers(obj, func(key []byte, _ bool, val []byte) {
 		for i, n := range names {
 			if string(key) == n {
 				out[i] = val

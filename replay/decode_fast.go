@@ -30,21 +30,8 @@ func pick(obj []byte, names []string, out [][]byte) (ok bool) {
 	}
 	ok = true
 	err := jsonfast.Members(obj, func(key []byte, _ bool, val []byte) bool {
-		for i, n := range names {
-			if string(key) == n {
-				if out[i] != nil {
-					ok = false
-					return false
-				}
-				out[i] = val
-				return true
-			}
-		}
-		if jsonfast.FoldsToAny(key, names) {
-			ok = false
-			return false
-		}
-		return true
+		ok = jsonfast.CollectMember(key, val, names, out)
+		return ok
 	})
 	return ok && err == nil
 }
@@ -60,30 +47,8 @@ func pickValid(obj []byte, names []string, out [][]byte) (ok bool) {
 		return false
 	}
 	ok = true
-	jsonfast.ValidMembers(obj, func(key []byte, escaped bool, val []byte) {
-		if !ok {
-			return
-		}
-		if escaped {
-			k, err := jsonfast.String(append(append([]byte{'"'}, key...), '"'))
-			if err != nil {
-				ok = false
-				return
-			}
-			key = []byte(k)
-		}
-		for i, n := range names {
-			if string(key) == n {
-				if out[i] != nil {
-					ok = false
-				}
-				out[i] = val
-				return
-			}
-		}
-		if jsonfast.FoldsToAny(key, names) {
-			ok = false
-		}
+	jsonfast.ValidMembers(obj, func(key []byte, _ bool, val []byte) {
+		ok = ok && jsonfast.CollectMember(key, val, names, out)
 	})
 	return ok
 }
@@ -91,8 +56,6 @@ func pickValid(obj []byte, names []string, out [][]byte) (ok bool) {
 // walker reads the members and elements of a nested value: validating
 // them, or, when the value was validated with its event, not again.
 type walker struct{ valid bool }
-
-func walkerOf(valid bool) walker { return walker{valid: valid} }
 
 func (w walker) pick(obj []byte, names []string, out [][]byte) bool {
 	if w.valid {
@@ -360,7 +323,7 @@ func fastHistory(raw []byte, content, valid bool) ([]historyMessage, bool) {
 	if jsonfast.KindOf(raw) != jsonfast.KindArray {
 		return nil, false
 	}
-	w := walkerOf(valid)
+	w := walker{valid: valid}
 	msgs := []historyMessage{}
 	ok := true
 	err := w.elements(raw, func(el []byte) bool {
@@ -414,7 +377,7 @@ func toolNamesOf(raw json.RawMessage, slow, valid bool) ([]string, bool) {
 	if slow || len(raw) == 0 || raw[0] != '[' {
 		return toolNames(raw)
 	}
-	w := walkerOf(valid)
+	w := walker{valid: valid}
 	names := []string{}
 	ok := true
 	err := w.elements(raw, func(el []byte) bool {
@@ -444,7 +407,7 @@ func manifestNamesOf(raw json.RawMessage, slow, valid bool) (names []string, sta
 	if slow || len(raw) == 0 || raw[0] != '{' {
 		return manifestNames(raw)
 	}
-	w := walkerOf(valid)
+	w := walker{valid: valid}
 	var v [1][]byte
 	if !w.pick(raw, toolNamesNames, v[:]) || v[0] == nil || v[0][0] != '[' {
 		return manifestNames(raw)

@@ -375,3 +375,19 @@ func FoldsToAny(key []byte, names []string) bool {
 	}
 	return false
 }
+
+// CollectMember keeps val as out[i] when key, a decoded member key, is
+// names[i] (the last of a repeated key wins, as decoding into a struct
+// keeps it), and reports whether names still read unambiguously from the
+// object: false when key repeats one of them, or could match one only the
+// way encoding/json matches struct fields (see FoldsToAny).
+func CollectMember(key, val []byte, names []string, out [][]byte) bool {
+	for i, n := range names {
+		if string(key) == n {
+			repeat := out[i] != nil
+			out[i] = val
+			return !repeat
+		}
+	}
+	return !FoldsToAny(key, names)
+}

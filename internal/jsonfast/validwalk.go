@@ -89,8 +89,11 @@ func skipValidSpace(b []byte, i int) int {
 }
 
 // ValidMembers calls fn for each member of the validated object obj,
-// with the key as it is written (escaped reports a backslash in it) and
-// the value's bytes.
+// with the key and the value's bytes. A key with an escape is decoded
+// (escaped reports it; the slice is fn's only during the call), one that
+// cannot be is skipped with its member; any other key is passed as it is
+// written, which matches the same names its decoding would (invalid
+// UTF-8 matches none either way).
 func ValidMembers(obj []byte, fn func(key []byte, escaped bool, val []byte)) {
 	i := skipValidSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
@@ -109,14 +112,24 @@ func ValidMembers(obj []byte, fn func(key []byte, escaped bool, val []byte)) {
 		if end-1 <= i {
 			return
 		}
-		key := obj[i+1 : end-1]
+		tok := obj[i:end] // the key with its quotes
+		key := tok[1 : len(tok)-1]
 		i = skipValidSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
 			return
 		}
 		i = skipValidSpace(obj, i+1)
 		vend := skipValidValue(obj, i)
-		fn(key, bytes.IndexByte(key, '\\') >= 0, obj[i:vend])
+		escaped := bytes.IndexByte(key, '\\') >= 0
+		if escaped {
+			k, err := String(tok)
+			if err != nil {
+				i = vend
+				continue
+			}
+			key = []byte(k)
+		}
+		fn(key, escaped, obj[i:vend])
 		i = vend
 	}
 }
