@@ -112,7 +112,7 @@ func (m *MemberSet) Names() []string { return m.names }
 // every name present at most once and no key folding to one of them.
 func (ev *Event) Members(m *MemberSet, out [][]byte) bool {
 	ix := &ev.PayloadIndex
-	if ix.schema == 0 || int(ix.schema) > len(m.slots) || uint64(len(ev.Payload)) != uint64(ix.n) {
+	if !ev.PayloadValidated() || int(ix.schema) > len(m.slots) {
 		return false
 	}
 	slots := m.slots[ix.schema-1]

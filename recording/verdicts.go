@@ -76,10 +76,9 @@ type verdict struct {
 	depth int
 	sc    *compiledSchema
 	body  []byte
-	// fields are the offsets in body of the values of sc's fields, as
-	// the validating pass collected them; a start of -1 is a field the
-	// payload does not have.
-	fields [maxSchemaFields][2]int32
+	// fields are where the values of sc's fields are in body, as the
+	// validating pass collected them (see indexOf).
+	fields PayloadIndex
 	// indexable is the payload's as the validating pass found it (see
 	// members.go).
 	indexable bool
@@ -167,20 +166,13 @@ func (c *verdicts) keep(b []byte, i, end, depth int, sc *compiledSchema, fields 
 	st.kept++
 	key := maphash.Bytes(c.seed, b[i:i+verdictPrefix])
 	s := key % verdictSets
-	var offs [maxSchemaFields][2]int32
+	// The fields are slices of b[i:end]: the index made of them is where
+	// each is in any payload of the same bytes.
+	var ix PayloadIndex
 	if sc != nil {
-		// The fields are slices of b: how far each starts after b[i] is
-		// what its capacity is short of b[i:]'s.
-		for k, f := range fields[:len(sc.names)] {
-			offs[k] = [2]int32{-1, -1}
-			if f == nil {
-				continue
-			}
-			at := cap(b[i:]) - cap(f)
-			if at < 0 || at+len(f) > n || &b[i+at] != &f[0] {
-				return
-			}
-			offs[k] = [2]int32{int32(at), int32(at + len(f))}
+		var ok bool
+		if ix, ok = indexOf(sc, b[i:end], fields); !ok {
+			return
 		}
 	}
 	v := &c.sets[s][c.next[s]]
@@ -195,7 +187,7 @@ func (c *verdicts) keep(b []byte, i, end, depth int, sc *compiledSchema, fields 
 	c.next[s] = (c.next[s] + 1) % verdictWays
 	body = body[:n]
 	copy(body, b[i:end])
-	*v = verdict{gen: c.gen, key: key, depth: depth, sc: sc, body: body, fields: offs, indexable: indexable}
+	*v = verdict{gen: c.gen, key: key, depth: depth, sc: sc, body: body, fields: ix, indexable: indexable}
 	c.fresh = v
 }
 
@@ -204,7 +196,7 @@ func (c *verdicts) keep(b []byte, i, end, depth int, sc *compiledSchema, fields 
 func (v *verdict) restore(p []byte, fields [][]byte) {
 	for k := range fields {
 		fields[k] = nil
-		if o := v.fields[k]; o[0] >= 0 {
+		if o := v.fields.at[k]; o[1] != 0 {
 			fields[k] = p[o[0]:o[1]]
 		}
 	}
