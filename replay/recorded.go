@@ -34,8 +34,9 @@ func Recorded(events []recording.Event) *Evidence {
 // two readings to the same evidence.
 func recorded(events []recording.Event, slow bool) *Evidence {
 	r := newRecordedReader(slow)
+	var f checks.Finding
 	for i := range events {
-		r.add(&events[i], nil)
+		r.add(&events[i], &f)
 	}
 	Locate(events, r.ev.Findings)
 	return r.ev
@@ -59,9 +60,9 @@ func newRecordedReader(slow bool) *recordedReader {
 }
 
 // add folds one event. What is kept of it is decoded, never the payload's
-// bytes. The finding a context_error records is left in recorded (unless
-// nil) for the engine, which reads it too (refusals.noteRecorded), and
-// add reports true; for other events, false.
+// bytes. The finding a context_error records is left in recorded for the
+// engine, which reads it too (refusals.noteRecorded), and add reports
+// true; for other events, false.
 func (r *recordedReader) add(e *recording.Event, recorded *checks.Finding) bool {
 	ev := r.ev
 	switch e.Type {
@@ -72,13 +73,13 @@ func (r *recordedReader) add(e *recording.Event, recorded *checks.Finding) bool 
 		if at, ok := r.kept[key]; ok {
 			ev.Findings[at].Repeats++
 			ev.Findings[at].LastLine = e.Line
-			r.hand(recorded, &f)
+			*recorded = f
 			return true
 		}
 		r.kept[key] = len(ev.Findings)
 		ev.Findings = append(ev.Findings, f)
 		r.bytes += int64(entryCost+len(key)) + findingSize(&f)
-		r.hand(recorded, &f)
+		*recorded = f
 		return true
 	case recording.TypeDisposition:
 		ev.IntegrityEvents++
@@ -89,13 +90,6 @@ func (r *recordedReader) add(e *recording.Event, recorded *checks.Finding) bool 
 		r.ledger = dispositionSize(ev.Disposition)
 	}
 	return false
-}
-
-// hand leaves f in recorded, unless nil.
-func (r *recordedReader) hand(recorded, f *checks.Finding) {
-	if recorded != nil {
-		*recorded = *f
-	}
 }
 
 // size is the bytes the reader keeps so far.
