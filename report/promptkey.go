@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 	"github.com/fpcheck/fpcheck/recording"
 )
 
@@ -37,13 +38,42 @@ func (r *promptKeyReader) add(ev *recording.Event) bool {
 		return r.done
 	}
 	r.done = true
+	if ev.PayloadDropped {
+		return true
+	}
+	prompt, ok := userPrompt(ev)
+	if !ok {
+		return true
+	}
+	sum := sha256.Sum256([]byte(prompt))
+	r.key = "sha256:" + hex.EncodeToString(sum[:16])
+	return true
+}
+
+// promptMember is turn_start's userPrompt in the index the loader makes of
+// a payload as it validates it.
+var promptMember = recording.NewMemberSet("userPrompt")
+
+// userPrompt reads a turn_start's userPrompt as json.Unmarshal into a
+// *string does; ok is false when the payload does not decode or the
+// prompt is absent, null or not a string. An indexed payload is read at
+// the prompt's offsets, any other decoded whole.
+func userPrompt(ev *recording.Event) (string, bool) {
+	var v [1][]byte
+	if ev.Members(promptMember, v[:]) {
+		// Absent or null leaves the pointer nil; a number, boolean,
+		// object or array is Unmarshal's type error.
+		if jsonfast.KindOf(v[0]) != jsonfast.KindString {
+			return "", false
+		}
+		s, err := jsonfast.String(v[0])
+		return s, err == nil
+	}
 	var p struct {
 		UserPrompt *string `json:"userPrompt"`
 	}
-	if ev.PayloadDropped || json.Unmarshal(ev.Payload, &p) != nil || p.UserPrompt == nil {
-		return true
+	if json.Unmarshal(ev.Payload, &p) != nil || p.UserPrompt == nil {
+		return "", false
 	}
-	sum := sha256.Sum256([]byte(*p.UserPrompt))
-	r.key = "sha256:" + hex.EncodeToString(sum[:16])
-	return true
+	return *p.UserPrompt, true
 }
