@@ -18,7 +18,7 @@ type Ledger struct {
 	seen     map[string]bool
 	findings []Finding
 	reasons  map[string][]string
-	reasonOK map[string]bool
+	reasonOK map[[2]string]bool // check key, reason
 	// placed counts encounters by iteration once TrackEncounters is
 	// called; at is the iteration NoteAt is noting (encounters.go).
 	placed map[encounterKey]int64
@@ -37,7 +37,7 @@ func NewLedger(reg []*Check, decl *Declarations, posture string) *Ledger {
 		index:    registryIndex,
 		seen:     map[string]bool{},
 		reasons:  map[string][]string{},
-		reasonOK: map[string]bool{},
+		reasonOK: map[[2]string]bool{},
 		excuseOK: map[string]bool{},
 		checks:   make([]*Check, 0, len(reg)),
 		armed:    make([]bool, 0, len(reg)),
@@ -163,10 +163,10 @@ func (l *Ledger) Note(c *Check, v Verdict) {
 	}
 	key := c.Key()
 	for _, r := range v.Reasons {
-		if r == "" || l.reasonOK[key+"\x00"+r] {
+		if r == "" || l.reasonOK[[2]string{key, r}] {
 			continue
 		}
-		l.reasonOK[key+"\x00"+r] = true
+		l.reasonOK[[2]string{key, r}] = true
 		l.reasons[key] = append(l.reasons[key], r)
 	}
 }
