@@ -160,7 +160,7 @@ func (s *namesStated) add(ev *recording.Event, slow bool) {
 		if !decodeIterationEnd(ev, &p, slow) || len(p.History) == 0 || string(p.History) == "null" {
 			return
 		}
-		if msgs, ok := decodeHistory(p.History, false, slow, ev.PayloadValidated()); ok {
+		if msgs, ok := decodeHistory(nil, p.History, false, slow, ev.PayloadValidated()); ok {
 			s.historyOf(msgs)
 		}
 	}
@@ -358,7 +358,7 @@ func (e *engine) asksBook(ev *recording.Event) bool {
 		if !decodeIterationEnd(ev, &p, e.slow) || len(p.History) == 0 || string(p.History) == "null" {
 			return false
 		}
-		msgs, ok := decodeHistory(p.History, false, e.slow, ev.PayloadValidated())
+		msgs, ok := decodeHistory(nil, p.History, false, e.slow, ev.PayloadValidated())
 		if !ok {
 			// Read without its texts; the replay reads them too, and
 			// is not asked to agree here.

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/fpcheck/fpcheck/internal/jsonfast"
 	"github.com/fpcheck/fpcheck/recording"
@@ -307,24 +308,40 @@ func decodeIterationEnd(ev *recording.Event, p *iterationEndPayload, slow bool) 
 // decodeHistory reads an iteration_end history as json.Unmarshal into
 // []historyMessage does; ok is false where that fails. Without content
 // the messages' contents are left unread (nil). valid says raw was
-// validated with its event (see recording.Event.PayloadValidated).
-func decodeHistory(raw json.RawMessage, content, slow, valid bool) (msgs []historyMessage, ok bool) {
+// validated with its event (see recording.Event.PayloadValidated). The
+// fast reading fills dst's array when it is long enough (nil for a new
+// one); dst's elements are overwritten either way.
+func decodeHistory(dst []historyMessage, raw json.RawMessage, content, slow, valid bool) (msgs []historyMessage, ok bool) {
 	if !slow {
-		if msgs, ok := fastHistory(raw, content, valid); ok {
-			return msgs, true
+		m, ok := fastHistory(dst, raw, content, valid)
+		if ok {
+			return m, true
 		}
+		clear(m) // what it read before it gave up points into raw
 	}
 	return msgs, json.Unmarshal(raw, &msgs) == nil
 }
 
+// historyArrays lends the arrays histories are decoded into: an array is
+// in use only while one history is read, so the few a process's folds use
+// at once serve every run, and a run in flight holds none.
+var historyArrays = sync.Pool{New: func() any { return new([]historyMessage) }}
+
+// pooledHistory is the most messages an array lent by historyArrays may
+// hold and be lent again: a larger one is let go.
+const pooledHistory = 1 << 12
+
 // fastHistory takes only arrays of objects whose toolCalls, when present,
 // are an array of objects; anything else is left to encoding/json.
-func fastHistory(raw []byte, content, valid bool) ([]historyMessage, bool) {
+func fastHistory(dst []historyMessage, raw []byte, content, valid bool) ([]historyMessage, bool) {
 	if jsonfast.KindOf(raw) != jsonfast.KindArray {
 		return nil, false
 	}
 	w := walker{valid: valid}
-	msgs := []historyMessage{}
+	msgs := dst[:0]
+	if msgs == nil {
+		msgs = []historyMessage{}
+	}
 	ok := true
 	err := w.elements(raw, func(el []byte) bool {
 		var v [5][]byte

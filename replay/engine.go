@@ -748,7 +748,16 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	// Tool names alone need no message text; the frame, the eviction join
 	// and the served results do.
 	entries := e.need.messages()
-	msgs, ok := decodeHistory(p.History, entries, e.slow, ev.PayloadValidated())
+	buf := historyArrays.Get().(*[]historyMessage)
+	msgs, ok := decodeHistory(*buf, p.History, entries, e.slow, ev.PayloadValidated())
+	defer func() {
+		// Lent again without its hold on this payload.
+		clear(msgs)
+		if ok && cap(msgs) <= pooledHistory {
+			*buf = msgs[:0]
+		}
+		historyArrays.Put(buf)
+	}()
 	if !ok {
 		return
 	}
@@ -769,6 +778,9 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	}
 	if !entries {
 		return
+	}
+	if cap(e.history) < len(msgs) {
+		e.history = make([]histEntry, 0, len(msgs))
 	}
 	// The hashes join evictions to the history, which the frame needs too:
 	// an evicted message leaves it.

@@ -518,12 +518,20 @@ func FuzzPayloadDecoders(f *testing.F) {
 		// The nested walks read raw as given, and, when it is valid JSON,
 		// as a payload validated with its event.
 		for _, valid := range []bool{false, json.Valid(raw)} {
-			hs, hsOK := decodeHistory(raw, true, true, false)
-			hf, hfOK := decodeHistory(raw, true, false, valid)
+			hs, hsOK := decodeHistory(nil, raw, true, true, false)
+			hf, hfOK := decodeHistory(nil, raw, true, false, valid)
 			same("history", result[[]historyMessage]{hs, hsOK}, result[[]historyMessage]{hf, hfOK})
+			// Decoded into the array a previous history left, as the
+			// engine does.
+			stale := make([]historyMessage, 3, 8)
+			for i := range stale {
+				stale[i] = historyMessage{Role: "stale", Content: json.RawMessage(`"stale"`), ToolCallID: "stale", ToolName: "stale"}
+			}
+			hr, hrOK := decodeHistory(stale, raw, true, false, valid)
+			same("history into a used array", result[[]historyMessage]{hs, hsOK}, result[[]historyMessage]{hr, hrOK})
 			if hsOK && hfOK {
 				// Without content only the contents may differ.
-				hn, hnOK := decodeHistory(raw, false, false, valid)
+				hn, hnOK := decodeHistory(nil, raw, false, false, valid)
 				for i := range hs {
 					hs[i].Content = nil
 				}

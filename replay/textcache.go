@@ -43,12 +43,30 @@ type hashKey struct {
 	content string
 }
 
-// rotate starts a new generation, at each model call.
+// rotate starts a new generation, at each model call. The generation let
+// go leaves its maps, emptied, to the new one: every call of a run fills
+// them to about the same size, and growing new ones at each call was most
+// of what the cache allocated. A map that held more than reusedEntries is
+// let go instead, so one long call does not leave a large empty map to
+// the rest of the run.
 func (c *textCache) rotate() {
-	c.oldTexts, c.texts = c.texts, nil
-	c.oldHashes, c.hashes = c.hashes, nil
+	texts, hashes := c.oldTexts, c.oldHashes
+	if len(texts) > reusedEntries {
+		texts = nil
+	}
+	if len(hashes) > reusedEntries {
+		hashes = nil
+	}
+	clear(texts)
+	clear(hashes)
+	c.oldTexts, c.texts = c.texts, texts
+	c.oldHashes, c.hashes = c.hashes, hashes
 	c.size = 0
 }
+
+// reusedEntries is the most entries a generation's map may have held for
+// the next generation to reuse it.
+const reusedEntries = 1 << 8
 
 // grow counts n more bytes in the current generation, starting the next
 // one first when they would not fit.
