@@ -779,9 +779,9 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	if !entries {
 		return
 	}
-	if cap(e.history) < len(msgs) {
-		e.history = make([]histEntry, 0, len(msgs))
-	}
+	// Sized once per history, growing as append grows: a run's history
+	// only lengthens, call after call.
+	e.history = slices.Grow(e.history, len(msgs))
 	// The hashes join evictions to the history, which the frame needs too:
 	// an evicted message leaves it.
 	hashed := e.need.evictions || e.need.frame
