@@ -95,8 +95,6 @@ type jsonlCopies struct {
 	Conflicts []jsonConflict `json:"disagreeing"`
 }
 
-// Summary writes the closing lines for the whole report r: the copies of
-// runs across inputs, then the summary.
 // line encodes one line, and writes what is encoded once it passes 64 KiB:
 // an input of many runs is not held encoded whole.
 func (j *JSONLWriter) line(v any) error {
@@ -111,6 +109,8 @@ func (j *JSONLWriter) line(v any) error {
 	return err
 }
 
+// Summary writes the closing lines for the whole report r: the copies of
+// runs across inputs, then the summary.
 func (j *JSONLWriter) Summary(r *Report) error {
 	j.buf.Reset()
 	for i := range r.Runs {
