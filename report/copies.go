@@ -161,14 +161,10 @@ type eventHasher struct {
 
 func (h *eventHasher) hash(e *recording.Event, payload bool) string {
 	b := h.b[:0]
-	field := func(s string) {
-		b = strconv.AppendInt(b, int64(len(s)), 10)
-		b = append(b, ':')
-		b = append(b, s...)
-	}
+	field := func(s string) { b = appendField(b, s) }
 	num := func(f float64) {
 		var t [32]byte
-		field(string(strconv.AppendFloat(t[:0], f, 'g', -1, 64)))
+		b = appendField(b, strconv.AppendFloat(t[:0], f, 'g', -1, 64))
 	}
 	optNum := func(f *float64) {
 		if f == nil {
@@ -183,8 +179,7 @@ func (h *eventHasher) hash(e *recording.Event, payload bool) string {
 		for _, s := range ss {
 			n += len(s)
 		}
-		b = strconv.AppendInt(b, int64(n), 10)
-		b = append(b, ':')
+		b = appendFieldLen(b, n)
 		for i, s := range ss {
 			if i > 0 {
 				b = append(b, 0)
@@ -210,18 +205,25 @@ func (h *eventHasher) hash(e *recording.Event, payload bool) string {
 		case e.PayloadDropped:
 			field("\x00dropped")
 		case json.Compact(&h.c, e.Payload) == nil:
-			b = strconv.AppendInt(b, int64(h.c.Len()), 10)
-			b = append(b, ':')
-			b = append(b, h.c.Bytes()...)
+			b = appendField(b, h.c.Bytes())
 		default:
-			b = strconv.AppendInt(b, int64(len(e.Payload)), 10)
-			b = append(b, ':')
-			b = append(b, e.Payload...)
+			b = appendField(b, []byte(e.Payload))
 		}
 	}
 	h.b = b
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
+}
+
+// appendField appends s as the print hashes a field: its length in bytes,
+// a colon, then its bytes.
+func appendField[T string | []byte](b []byte, s T) []byte {
+	return append(appendFieldLen(b, len(s)), s...)
+}
+
+// appendFieldLen appends the head of a field of n bytes.
+func appendFieldLen(b []byte, n int) []byte {
+	return append(strconv.AppendInt(b, int64(n), 10), ':')
 }
 
 // RunCopy is an input that carries a copy of a run judged elsewhere: the
