@@ -124,6 +124,10 @@ type eventAt struct {
 	rotated     bool
 }
 
+func eventAtOf(ev *recording.Event) eventAt {
+	return eventAt{event: ev.Type, line: ev.Line, index: ev.Index, rotated: ev.Rotated}
+}
+
 func (e eventAt) position(what string) checks.Position {
 	return checks.Position{What: what, Event: e.event, Line: e.line, Index: e.index, Rotated: e.rotated}
 }
@@ -134,7 +138,7 @@ type evictionAt struct {
 }
 
 func positionOf(ev *recording.Event, what string) checks.Position {
-	return eventAt{event: ev.Type, line: ev.Line, index: ev.Index, rotated: ev.Rotated}.position(what)
+	return eventAtOf(ev).position(what)
 }
 
 // positionCost is what one kept position costs beside its strings.
@@ -213,7 +217,7 @@ func (l *locator) add(ev *recording.Event) {
 	}
 	if stage := ev.Meta.RuntimeStageID; stage != "" && ev.Type != recording.TypeContextError && ev.Type != recording.TypeDisposition {
 		if _, seen := l.firstByStage[stage]; !seen {
-			l.firstByStage[stage] = eventAt{event: ev.Type, line: ev.Line, index: ev.Index, rotated: ev.Rotated}
+			l.firstByStage[stage] = eventAtOf(ev)
 			l.count(positionCost, len(stage))
 		}
 	}
