@@ -88,6 +88,26 @@ func skipValidSpace(b []byte, i int) int {
 	return i
 }
 
+// openValid returns the index just after the opening bracket c of the
+// validated container b, or -1 when b is not one.
+func openValid(b []byte, c byte) int {
+	i := skipValidSpace(b, 0)
+	if i >= len(b) || b[i] != c {
+		return -1
+	}
+	return i + 1
+}
+
+// nextValidItem returns where the member or element after i starts: past
+// whitespace and the comma that parts it from the one before.
+func nextValidItem(b []byte, i int) int {
+	i = skipValidSpace(b, i)
+	if i < len(b) && b[i] == ',' {
+		i = skipValidSpace(b, i+1)
+	}
+	return i
+}
+
 // ValidMembers calls fn for each member of the validated object obj,
 // with the key and the value's bytes. A key with an escape is decoded
 // (escaped reports it; the slice is fn's only during the call), one that
@@ -95,16 +115,12 @@ func skipValidSpace(b []byte, i int) int {
 // written, which matches the same names its decoding would (invalid
 // UTF-8 matches none either way).
 func ValidMembers(obj []byte, fn func(key []byte, escaped bool, val []byte)) {
-	i := skipValidSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
+	i := openValid(obj, '{')
+	if i < 0 {
 		return
 	}
-	i++
 	for {
-		i = skipValidSpace(obj, i)
-		if i < len(obj) && obj[i] == ',' {
-			i = skipValidSpace(obj, i+1)
-		}
+		i = nextValidItem(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
 			return // '}' or the end
 		}
@@ -136,16 +152,12 @@ func ValidMembers(obj []byte, fn func(key []byte, escaped bool, val []byte)) {
 
 // ValidElements calls fn for each element of the validated array arr.
 func ValidElements(arr []byte, fn func(val []byte)) {
-	i := skipValidSpace(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
+	i := openValid(arr, '[')
+	if i < 0 {
 		return
 	}
-	i++
 	for {
-		i = skipValidSpace(arr, i)
-		if i < len(arr) && arr[i] == ',' {
-			i = skipValidSpace(arr, i+1)
-		}
+		i = nextValidItem(arr, i)
 		if i >= len(arr) || arr[i] == ']' {
 			return
 		}
