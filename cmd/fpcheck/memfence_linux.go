@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,12 +90,7 @@ func cgroupLimited(groups string, read func(string) (string, bool)) bool {
 
 // hasController reports whether a cgroup v1 controller list names c.
 func hasController(list, c string) bool {
-	for _, name := range strings.Split(list, ",") {
-		if name == c {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(strings.Split(list, ","), c)
 }
 
 // limited reports whether a memory.max or memory.limit_in_bytes value is
