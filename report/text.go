@@ -50,6 +50,8 @@ type textWriter struct {
 	width  int
 	styles map[style]lipgloss.Style
 	err    error
+	// lineBuf is writeAt's buffer.
+	lineBuf []byte
 }
 
 func newTextWriter(w io.Writer, o TextOptions) *textWriter {
@@ -93,7 +95,7 @@ func (t *textWriter) hang(indent, hang int, st style, text string) {
 		if s, ok := t.styles[st]; ok {
 			seg = s.Render(seg)
 		}
-		t.write(strings.Repeat(" ", pad) + seg)
+		t.writeAt(pad, seg)
 	}
 }
 
@@ -125,49 +127,76 @@ func (t *textWriter) command(indent int, prefix string, args []string) {
 	}
 }
 
-func (t *textWriter) write(s string) {
+func (t *textWriter) write(s string) { t.writeAt(0, s) }
+
+// writeAt writes s as one line after pad spaces, in one Write, through a
+// buffer the writer keeps: a report is a line or more per finding, and
+// joining each into a new string cost more than writing it.
+func (t *textWriter) writeAt(pad int, s string) {
 	if t.err != nil {
 		return
 	}
-	_, t.err = io.WriteString(t.w, s+"\n")
+	b := t.lineBuf[:0]
+	for ; pad > 0; pad-- {
+		b = append(b, ' ')
+	}
+	b = append(append(b, s...), '\n')
+	_, t.err = t.w.Write(b)
+	if cap(b) <= maxKeptLine {
+		t.lineBuf = b
+	}
 }
+
+// maxKeptLine is the longest line buffer a textWriter keeps for the next.
+const maxKeptLine = 64 << 10
 
 // wrap splits text into segments that fit width columns (the first after
 // indent, the rest after hang). A word wider than the room stays whole.
+// A segment is words with the single spaces between them as text has
+// them, so each is a slice of text; an empty word (of a run of spaces)
+// that would open a segment is dropped with the space after it.
 func wrap(text string, indent, hang, width int) []string {
 	if width <= 0 || indent+cellWidth(text) <= width {
 		return []string{text}
 	}
 	var segs []string
-	var cur strings.Builder
-	// curWidth is cur's width while every word in it is plain (see
-	// plainWidth), -1 once one is not and cur must be measured whole.
+	// The segment so far is text[start:end], empty when they are equal.
+	start, end := 0, 0
+	// curWidth is its width while every word in it is plain (see
+	// plainWidth), -1 once one is not and it must be measured whole.
 	curWidth := 0
 	room := width - indent
-	for word := range strings.SplitSeq(text, " ") {
+	for i := 0; ; {
+		wordEnd := len(text)
+		if k := strings.IndexByte(text[i:], ' '); k >= 0 {
+			wordEnd = i + k
+		}
+		word := text[i:wordEnd]
 		wl, plain := plainWidth(word)
 		if !plain {
 			wl = lipgloss.Width(word)
 		}
 		switch {
-		case cur.Len() == 0:
-			cur.WriteString(word)
+		case start == end:
+			start, end = i, wordEnd
 			curWidth = knownWidth(plain, wl)
-		case joinedWidth(&cur, curWidth)+1+wl <= room:
-			cur.WriteByte(' ')
-			cur.WriteString(word)
+		case joinedWidth(text[start:end], curWidth)+1+wl <= room:
+			end = wordEnd
 			if curWidth >= 0 {
 				curWidth = knownWidth(plain, curWidth+1+wl)
 			}
 		default:
-			segs = append(segs, cur.String())
-			cur.Reset()
-			cur.WriteString(word)
+			segs = append(segs, text[start:end])
+			start, end = i, wordEnd
 			curWidth = knownWidth(plain, wl)
 			room = width - hang
 		}
+		if wordEnd == len(text) {
+			break
+		}
+		i = wordEnd + 1
 	}
-	return append(segs, cur.String())
+	return append(segs, text[start:end])
 }
 
 // knownWidth is w when the text it measures is plain, else -1.
@@ -181,11 +210,11 @@ func knownWidth(plain bool, w int) int {
 // joinedWidth is the width of the words joined so far: known while they
 // are plain, measured whole otherwise, as clusters may join across a
 // space.
-func joinedWidth(cur *strings.Builder, known int) int {
+func joinedWidth(cur string, known int) int {
 	if known >= 0 {
 		return known
 	}
-	return lipgloss.Width(cur.String())
+	return lipgloss.Width(cur)
 }
 
 // cellWidth is the terminal width of a sanitized line. Nearly every line

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,9 @@ func TestWrapMatchesMeasuredWidths(t *testing.T) {
 		{"a mark with a variation selector", strings.Repeat("⚠\ufe0f armed · ran ", 20)},
 		{"a mark with a combining mark", strings.Repeat("· \u0301· ran — ", 20)},
 		{"empty", ""},
+		{"leading, trailing and only spaces", "  " + long + "   "},
+		{"spaces around a long word", " " + strings.Repeat("y", 90) + "  z  " + strings.Repeat("w", 50) + " "},
+		{"only spaces", strings.Repeat(" ", 100)},
 	}
 	for _, tt := range tests {
 		for _, shape := range [][3]int{{0, 2, 80}, {4, 6, 40}, {2, 4, 12}, {0, 0, 0}} {
@@ -78,4 +82,19 @@ func TestOwnMarksAreOneColumn(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzWrap holds wrap, which cuts its segments out of the text, to the
+// measured wrap, which joins words again.
+func FuzzWrap(f *testing.F) {
+	f.Add("ledger row checked 3 encounters · ledger row", 2, 4, 12)
+	f.Add("  a  b   c ", 0, 0, 3)
+	f.Add(strings.Repeat("表 ", 9), 1, 3, 7)
+	f.Fuzz(func(t *testing.T, text string, indent, hang, width int) {
+		indent, hang, width = indent%64, hang%64, width%128
+		got := wrap(text, indent, hang, width)
+		if want := measuredWrap(text, indent, hang, width); !slices.Equal(got, want) {
+			t.Fatalf("wrap(%q, %d, %d, %d) = %q, measured %q", text, indent, hang, width, got, want)
+		}
+	})
 }
