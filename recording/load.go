@@ -69,6 +69,9 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 		return l.stats, err
 	}
 	defer main.release()
+	if fi.Mode().IsRegular() && main.compression == "none" && main.format != FormatNDJSON {
+		l.docSize = fi.Size()
+	}
 	// A large document is validated on two cores (see speculator).
 	if opts.Workers > 1 && fi.Mode().IsRegular() && fi.Size() >= opts.specMinSize &&
 		main.compression == "none" && main.format != FormatNDJSON && main.format != FormatEmpty {
@@ -195,8 +198,11 @@ type loader struct {
 	split     *splitter
 	nextIndex int64 // Index of the next NDJSON event
 	snapshot  *SnapshotFacts
-	spec      *speculator  // for a large document, see speculator
-	dec       eventDecoder // for events decoded on the loader's goroutine
+	spec      *speculator // for a large document, see speculator
+	// docSize is the byte size of a document read from a regular,
+	// uncompressed file, 0 otherwise (see docWalker.events).
+	docSize int64
+	dec     eventDecoder // for events decoded on the loader's goroutine
 	// runStop is the first run stopped at a limit of its own (see
 	// RunStop), the load's error once every other run is handed over.
 	runStop *InputError

@@ -76,6 +76,16 @@ type splitter struct {
 // make every later one reserve as much.
 const maxEventsHint = 1 << 16
 
+// expectEvents sets the hint before any run has been handed over, from
+// what the input says of its size: a document's run is collected whole,
+// and doubling its way to thousands of events cost a document read more
+// than any other allocation.
+func (sp *splitter) expectEvents(n int64) {
+	if sp.eventsHint == 0 && n > 0 {
+		sp.eventsHint = int(min(n, maxEventsHint))
+	}
+}
+
 type runState struct {
 	run      *Run
 	complete bool
