@@ -566,11 +566,10 @@ func (w *docWalker) innerRecording(inner *scanner) error {
 }
 
 // events decodes a Recording's events array one element at a time.
-// eventBytesGuess is what an agentfootprint event takes in a document, as
-// near as a hint needs: the reference recordings' events average 400 to 630
-// bytes. A document of larger events reserves more than it fills, in
-// memory not yet touched; one of smaller events grows as before.
-const eventBytesGuess = 512
+// reserveAfter is how many events of a document are read before its run
+// reserves room for the rest (see splitter.reserve): enough to know their
+// size, few enough that a run already holding them moves little.
+const reserveAfter = 256
 
 func (w *docWalker) events(s *scanner, lines bool) error {
 	if c, kind := peekKind(s); c != '[' {
@@ -584,16 +583,22 @@ func (w *docWalker) events(s *scanner, lines bool) error {
 	}
 	w.sawEvents = true
 	w.l.stats.HasEvents = true
-	if w.l.docSize > 0 {
-		// The events array runs at most to the end of the file; agentfootprint
-		// writes it after the snapshot, so that is nearly all it holds.
-		w.l.split.expectEvents((w.l.docSize - s.offset()) / eventBytesGuess)
-	}
+	start := s.offset()
 	var pipe *eventPipe
 	if w.l.opts.Workers > 1 {
 		pipe = newEventPipe(w.l)
 	}
 	err := array(s, func(i int) error {
+		if i == reserveAfter && w.l.docSize > 0 {
+			// The events array runs at most to the end of the file, and
+			// agentfootprint writes it after the snapshot: its events so
+			// far, at their size, tell how many it holds (a sixteenth
+			// more, for events that do not all weigh the same).
+			if seen := s.offset() - start; seen > 0 {
+				n := int64(i) * (w.l.docSize - start) / seen
+				w.l.split.reserve(n + n/16)
+			}
+		}
 		s.skipSpace()
 		wh := where{index: int64(i)}
 		// A compact document is one line; a line number helps only in a

@@ -76,13 +76,27 @@ type splitter struct {
 // make every later one reserve as much.
 const maxEventsHint = 1 << 16
 
-// expectEvents sets the hint before any run has been handed over, from
-// what the input says of its size: a document's run is collected whole,
-// and doubling its way to thousands of events cost a document read more
-// than any other allocation.
-func (sp *splitter) expectEvents(n int64) {
-	if sp.eventsHint == 0 && n > 0 {
-		sp.eventsHint = int(min(n, maxEventsHint))
+// reserve readies room for n events in all, before any run has been
+// handed over: in the one run started so far, or in the first one to
+// start. A document's run is collected whole, and doubling its way to
+// thousands of events cost a document read more than any other
+// allocation; n is an estimate, so a run that outgrows it grows as before.
+func (sp *splitter) reserve(n int64) {
+	if sp.eventsHint != 0 || n <= 0 || len(sp.live) > 1 {
+		return
+	}
+	n = min(n, maxEventsHint)
+	if sp.maxEvents > 0 {
+		n = min(n, int64(sp.maxEvents))
+	}
+	if len(sp.live) == 0 {
+		sp.eventsHint = int(n)
+		return
+	}
+	for _, rs := range sp.live {
+		if r := rs.run; int64(cap(r.Events)) < n {
+			r.Events = slices.Grow(r.Events, int(n)-len(r.Events))
+		}
 	}
 }
 
