@@ -565,12 +565,12 @@ func (w *docWalker) innerRecording(inner *scanner) error {
 	return nil
 }
 
-// events decodes a Recording's events array one element at a time.
 // reserveAfter is how many events of a document are read before its run
 // reserves room for the rest (see splitter.reserve): enough to know their
 // size, few enough that a run already holding them moves little.
 const reserveAfter = 256
 
+// events decodes a Recording's events array one element at a time.
 func (w *docWalker) events(s *scanner, lines bool) error {
 	if c, kind := peekKind(s); c != '[' {
 		line, at := w.at(s)

@@ -22,7 +22,7 @@ func TestSplitterReserve(t *testing.T) {
 		{name: "no run yet: the first to start", n: 300, wantHint: 300},
 		{name: "nothing expected", n: 0},
 		{name: "negative ignored", n: -5},
-		{name: "bounded by the hint's bound", n: 10 * maxEventsHint, wantHint: maxEventsHint},
+		{name: "bounded", n: 10 * maxEventsHint, wantHint: int(maxReserved)},
 		{name: "bounded by the events limit", maxEvents: 100, n: 300, wantHint: 100},
 		{name: "a run handed over decides", hint: 40, n: 300, wantHint: 40},
 		{name: "the one run started grows", live: []int{16}, n: 300, wantCaps: []int{300}},

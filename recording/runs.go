@@ -76,6 +76,11 @@ type splitter struct {
 // make every later one reserve as much.
 const maxEventsHint = 1 << 16
 
+// maxReserved bounds what splitter.reserve sets aside, as the room is
+// taken on an estimate, before the events it is for are read: a document
+// whose first events are tiny and whose rest is not events costs no more.
+const maxReserved = (8 << 20) / int64(unsafe.Sizeof(Event{}))
+
 // reserve readies room for n events in all, before any run has been
 // handed over: in the one run started so far, or in the first one to
 // start. A document's run is collected whole, and doubling its way to
@@ -85,7 +90,7 @@ func (sp *splitter) reserve(n int64) {
 	if sp.eventsHint != 0 || n <= 0 || len(sp.live) > 1 {
 		return
 	}
-	n = min(n, maxEventsHint)
+	n = min(n, maxReserved)
 	if sp.maxEvents > 0 {
 		n = min(n, int64(sp.maxEvents))
 	}
