@@ -375,9 +375,19 @@ type engine struct {
 	// redacted is true when the run's snapshot carries the redaction
 	// marker (see redaction.go).
 	redacted bool
+	// scratch carries containers lent to this run (see runScratch) until
+	// release hands them back.
+	scratch *runScratch
 }
 
 func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, run *recording.Run, slow bool) *engine {
+	return newEngineWith(reg, decl, posture, run, slow, newTextStore(0))
+}
+
+// newEngineWith is newEngine keeping its texts in store (a fold's, shared
+// with its locator).
+func newEngineWith(reg []*checks.Check, decl *checks.Declarations, posture string, run *recording.Run, slow bool, store *textStore) *engine {
+	s := lendScratch()
 	e := &engine{
 		reg:            reg,
 		decl:           decl,
@@ -386,16 +396,20 @@ func newEngine(reg []*checks.Check, decl *checks.Declarations, posture string, r
 		redacted:       run.Snapshot != nil && run.Snapshot.Redacted,
 		slow:           slow,
 		callNames:      map[string]string{},
-		injectedByHash: map[string][]keptMessage{},
+		injectedByHash: lendMap(s.injectedByHash),
 		injectedSeen:   map[string]map[keptMessage]bool{},
 		historyByHash:  map[string][]int{},
 		evictions:      checks.NewEvictionLedger(),
 		lastContent:    map[int64]textRef{},
-		toolCalls:      map[string]checks.ToolCall{},
+		toolCalls:      lendMap(s.toolCalls),
 		servedAt:       map[string]int{},
 		firstServed:    map[string]int{},
-		store:          newTextStore(0),
+		history:        s.history,
+		msgs:           slotMessages{known: s.known},
+		store:          store,
+		scratch:        s,
 	}
+	s.injectedByHash, s.toolCalls, s.history, s.known = nil, nil, nil, nil
 	e.need = allNeeds
 	if !slow {
 		e.need = needsOf(reg, e.ledger, decl)
@@ -529,6 +543,13 @@ func (e *engine) judge() {
 func (e *engine) release() {
 	_ = e.store.close()
 	e.served, e.servedAt, e.firstServed = nil, nil, nil
+	if s := e.scratch; s != nil {
+		e.scratch = nil
+		s.injectedByHash, s.toolCalls = keepMap(e.injectedByHash), keepMap(e.toolCalls)
+		s.history, s.known = keepSlice(e.history), keepSlice(e.msgs.known)
+		e.injectedByHash, e.toolCalls, e.history, e.msgs.known = nil, nil, nil, nil
+		giveBack(s)
+	}
 }
 
 // evidence is the replayed evidence of a judged run.

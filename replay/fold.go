@@ -348,8 +348,7 @@ func (f *Fold) arm(fromRec *checks.Declarations) error {
 		f.err = err
 		return err
 	}
-	e := newEngine(f.reg, effective, posture, f.run, f.slow)
-	e.store = f.store
+	e := newEngineWith(f.reg, effective, posture, f.run, f.slow, f.store)
 	if f.opts.Encounters {
 		e.ledger.TrackEncounters()
 	}

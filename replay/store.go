@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/fpcheck/fpcheck/checks"
@@ -98,7 +99,29 @@ func newTextStore(budget int64) *textStore {
 	if budget <= 0 {
 		budget = DefaultKeepInMemory
 	}
-	return &textStore{ids: map[textDigest]textRef{}, budget: budget}
+	st := &textStore{ids: map[textDigest]textRef{}, budget: budget}
+	if c := storeContainers.Get(); c != nil {
+		st.ids, st.items = c.(*storeLent).ids, c.(*storeLent).items
+	}
+	return st
+}
+
+// storeLent is what a closed store hands on to the next (see runScratch):
+// its index and its list, emptied.
+type storeLent struct {
+	ids   map[textDigest]textRef
+	items []storedText
+}
+
+var storeContainers sync.Pool
+
+// lend hands the store's index and list on, emptied, unless they grew past
+// maxLentEntries; the store holds neither afterwards.
+func (st *textStore) lend() {
+	if len(st.items) <= maxLentEntries && st.ids != nil {
+		storeContainers.Put(&storeLent{ids: keepMap(st.ids), items: keepSlice(st.items)})
+	}
+	st.items, st.ids = nil, nil
 }
 
 // intern keeps s once and returns its ref.
@@ -248,6 +271,7 @@ func (st *textStore) close() error {
 	}
 	st.placed, st.oldPlaced = nil, nil
 	if st.file == nil {
+		st.lend()
 		return nil
 	}
 	err := st.file.Close()
