@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"unicode/utf16"
 
 	"github.com/fpcheck/fpcheck/checks"
@@ -327,7 +326,9 @@ type engine struct {
 
 	call     *callState
 	lastIter int64
-	choice   *pendingChoice
+	// choice is the pending choice, nil or choiceRec (see newChoice).
+	choice    *pendingChoice
+	choiceRec pendingChoice
 	// lastContent are the model's words by iteration, in store.
 	lastContent map[int64]textRef
 	workExisted bool
@@ -899,6 +900,17 @@ func utf16Len(s string) int64 {
 	return n
 }
 
+// joinedUTF16Len is utf16Len of the pieces joined by an ASCII separator of
+// sep bytes, without joining them: a separator of ASCII bytes ends any
+// sequence a piece leaves unfinished, so the lengths add up.
+func joinedUTF16Len(pieces []string, sep int) int64 {
+	n := int64(sep * max(0, len(pieces)-1))
+	for _, p := range pieces {
+		n += utf16Len(p)
+	}
+	return n
+}
+
 // buildFrame rebuilds the request of the call at iteration it, by role.
 func (e *engine) buildFrame(p llmStartPayload, it int64) checks.Frame {
 	f := checks.Frame{Iteration: it}
@@ -925,7 +937,7 @@ func (e *engine) buildFrame(p llmStartPayload, it int64) checks.Frame {
 		}
 	}
 	if n, ok := intOf(p.SystemPromptChars); ok && sysKnown {
-		if got := utf16Len(strings.Join(f.System, "\n\n")); got != n {
+		if got := joinedUTF16Len(f.System, len("\n\n")); got != n {
 			f.Gaps = append(f.Gaps, fmt.Sprintf("the system prompt recorded for iteration %d has %d characters but llm_start says %d", it, got, n))
 		}
 	}
@@ -1014,7 +1026,17 @@ func (e *engine) onLLMEnd(ev *recording.Event, stage string) {
 		}
 		e.ledger.NoteAt(c, view.Iteration, c.OnWire(wv, e.decl))
 	}
-	e.choice = &pendingChoice{call: view, stage: stage}
+	e.choice = e.newChoice(view, stage)
+}
+
+// newChoice starts a pending choice in the engine's one record of it: a
+// choice is read only until flushChoice hands the checks copies of it, so
+// one record serves every model call of the run.
+func (e *engine) newChoice(call checks.CallView, stage string) *pendingChoice {
+	calls := e.choiceRec.calls
+	clear(calls)
+	e.choiceRec = pendingChoice{call: call, stage: stage, calls: calls[:0]}
+	return &e.choiceRec
 }
 
 func (e *engine) onToolStart(ev *recording.Event, stage string) {
@@ -1029,14 +1051,14 @@ func (e *engine) onToolStart(ev *recording.Event, stage string) {
 		e.nameCall(p.ToolCallID, p.ToolName)
 	}
 	if e.choice == nil {
-		pc := &pendingChoice{stage: stage}
+		var call checks.CallView
 		if e.call != nil {
-			pc.call = e.call.view
+			call = e.call.view
 		} else {
-			pc.call = checks.CallView{Frame: checks.Frame{Source: checks.FrameFromNothing,
+			call = checks.CallView{Frame: checks.Frame{Source: checks.FrameFromNothing,
 				Gaps: []string{fmt.Sprintf("no model call is recorded before tool_start %s", orDash(p.ToolCallID))}}}
 		}
-		e.choice = pc
+		e.choice = e.newChoice(call, stage)
 	}
 	call := checks.ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: append(json.RawMessage(nil), p.Args...), Stage: stage}
 	e.choice.calls = append(e.choice.calls, call)
