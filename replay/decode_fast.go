@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync"
 
@@ -416,6 +417,40 @@ func toolNamesOf(raw json.RawMessage, slow, valid bool) ([]string, bool) {
 	}
 	return names, true
 }
+
+// toolNamesMemo is toolNamesOf remembering its last answer: a run offers
+// its model the same tools call after call, and the names read from a list
+// byte for byte the last one are the last one's. They are handed out
+// shared, as a call's tools are (no reader writes into them). A list of
+// more than maxMemoTools bytes is read each time rather than held.
+type toolNamesMemo struct {
+	set   bool
+	raw   []byte
+	names []string
+	ok    bool
+}
+
+const maxMemoTools = 16 << 10
+
+// namesOf is toolNamesOf(raw, slow, valid). Whether raw was validated with
+// its event changes how it is read, never what is read from it, so the
+// bytes alone decide.
+func (m *toolNamesMemo) namesOf(raw json.RawMessage, slow, valid bool) ([]string, bool) {
+	if m.set && bytes.Equal(raw, m.raw) {
+		return m.names, m.ok
+	}
+	names, ok := toolNamesOf(raw, slow, valid)
+	m.set = len(raw) <= maxMemoTools
+	if m.set {
+		m.raw, m.names, m.ok = append(m.raw[:0], raw...), names, ok
+	} else {
+		m.raw, m.names = nil, nil
+	}
+	return names, ok
+}
+
+// held is the bytes the memo holds, for a run's kept bytes.
+func (m *toolNamesMemo) held() int64 { return int64(cap(m.raw)) }
 
 // manifestNamesOf is manifestNames, read in one pass when the manifest is
 // an object naming toolNames once, exactly so; valid says raw was

@@ -376,6 +376,8 @@ type engine struct {
 	// redacted is true when the run's snapshot carries the redaction
 	// marker (see redaction.go).
 	redacted bool
+	// tools are the names of the tools the last model call was offered.
+	tools toolNamesMemo
 	// scratch carries containers lent to this run (see runScratch) until
 	// release hands them back.
 	scratch *runScratch
@@ -843,7 +845,7 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	}
 	e.lastIter = it
 	view := checks.CallView{Iteration: it, Stage: stage, Provider: p.Provider}
-	if names, ok := toolNamesOf(p.Tools, e.slow, ev.PayloadValidated()); ok {
+	if names, ok := e.tools.namesOf(p.Tools, e.slow, ev.PayloadValidated()); ok {
 		view.Served = names
 	} else if n, ok := intOf(p.ToolsCount); ok && n == 0 && len(p.Tools) == 0 {
 		view.Served = []string{}

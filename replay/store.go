@@ -501,5 +501,5 @@ func (e *engine) nameCall(id, name string) {
 // while it is judged (its request frame) is not in it: that is bounded by
 // one request.
 func (e *engine) keptBytes() int64 {
-	return e.store.kept() + e.kept + e.lookups.bytes + e.slotKept
+	return e.store.kept() + e.kept + e.lookups.bytes + e.slotKept + e.tools.held()
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/fpcheck/fpcheck/recording"
@@ -24,6 +25,8 @@ func ToolsSeen(run *recording.Run) []string {
 type toolsSeen struct {
 	seen  map[string]bool
 	bytes int64
+	// last is the last llm_start's tools: a list met again adds no name.
+	last toolNamesMemo
 }
 
 func (t *toolsSeen) add(ev *recording.Event) {
@@ -31,7 +34,12 @@ func (t *toolsSeen) add(ev *recording.Event) {
 	case recording.TypeLLMStart:
 		var p llmStartPayload
 		if decodeLLMStart(ev, &p, false) {
-			names, _ := toolNamesOf(p.Tools, false, ev.PayloadValidated())
+			if t.last.set && bytes.Equal(p.Tools, t.last.raw) {
+				return
+			}
+			held := t.last.held()
+			names, _ := t.last.namesOf(p.Tools, false, ev.PayloadValidated())
+			t.bytes += t.last.held() - held
 			for _, n := range names {
 				t.note(n)
 			}
