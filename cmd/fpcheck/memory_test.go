@@ -130,7 +130,8 @@ func TestGOMEMLIMITWins(t *testing.T) {
 
 // TestLimitFollowsTheLiveHeap: the soft limit rises after a collection
 // that finds more live than it allows for, without waiting for a run to
-// end; GOGC is off until the first collection, and back after it.
+// end; GOGC is off until the first collection, stays off while the limit
+// is softMemoryLimit, and is back once the limit rises.
 func TestLimitFollowsTheLiveHeap(t *testing.T) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOMEMLIMIT is set")
@@ -154,6 +155,22 @@ func TestLimitFollowsTheLiveHeap(t *testing.T) {
 		m.on = false
 		m.mu.Unlock()
 	}()
+	// After the first collection GOGC stays off while the limit is
+	// softMemoryLimit (the limit alone paces the collector), and is back
+	// once the limit has risen: with the little this test holds live,
+	// the first; with what tests before it left live, maybe the second.
+	runtime.GC()
+	time.Sleep(10 * time.Millisecond) // the finalizer that adapts runs on its own goroutine
+	m.mu.Lock()
+	first, gcOff, current := m.first, m.gcOff, m.current
+	m.mu.Unlock()
+	if os.Getenv("GOGC") == "" && !first {
+		got := debug.SetGCPercent(-1)
+		debug.SetGCPercent(got)
+		if wantOff := current <= softMemoryLimit; gcOff != wantOff || (got == -1) != wantOff {
+			t.Errorf("limit %d MiB: GOGC %d (off recorded %v), want off %v", current>>20, got, gcOff, wantOff)
+		}
+	}
 	live := make([][]byte, 0, 96)
 	for range 96 {
 		live = append(live, make([]byte, 1<<20))
@@ -169,7 +186,7 @@ func TestLimitFollowsTheLiveHeap(t *testing.T) {
 				t.Errorf("the runtime's limit is %d, the recorded one %d", got, current)
 			}
 			if got := debug.SetGCPercent(100); got != 100 {
-				t.Errorf("GOGC is %d after the first collection, want 100 again", got)
+				t.Errorf("GOGC is %d once the limit rose, want 100 again", got)
 			}
 			break
 		}
