@@ -99,9 +99,11 @@ func newTextStore(budget int64) *textStore {
 	if budget <= 0 {
 		budget = DefaultKeepInMemory
 	}
-	st := &textStore{ids: map[textDigest]textRef{}, budget: budget}
-	if c := storeContainers.Get(); c != nil {
-		st.ids, st.items = c.(*storeLent).ids, c.(*storeLent).items
+	st := &textStore{budget: budget}
+	if c, ok := storeContainers.Get().(*storeLent); ok {
+		st.ids, st.items = c.ids, c.items
+	} else {
+		st.ids = map[textDigest]textRef{}
 	}
 	return st
 }
