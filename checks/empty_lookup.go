@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -204,7 +205,15 @@ func KeyArgumentsIn(args json.RawMessage, grounds []string, served ServedTexts) 
 	if err != nil {
 		return nil, err
 	}
-	isGround := setOf(grounds)
+	// A tool names a few grounds: a scan of them costs less than a set
+	// made for every call.
+	var isGround func(string) bool
+	if len(grounds) <= smallSet {
+		isGround = func(t string) bool { return slices.Contains(grounds, t) }
+	} else {
+		set := setOf(grounds)
+		isGround = func(t string) bool { return set[t] }
+	}
 	var out []KeyArgument
 	for _, leaf := range leaves {
 		if !IdentifierLike(leaf.value) {
@@ -218,7 +227,7 @@ func KeyArgumentsIn(args json.RawMessage, grounds []string, served ServedTexts) 
 			switch {
 			case s.Tool == "":
 				k.InUnnamedResult = true
-			case isGround[s.Tool]:
+			case isGround(s.Tool):
 				k.ProducedBy = &s
 				return false
 			}

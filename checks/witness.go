@@ -107,6 +107,10 @@ func aboutCalls(fs []Finding, ids ...string) []Finding {
 	return fs
 }
 
+// smallSet is the most names looked up by a scan rather than a set made
+// for the lookups.
+const smallSet = 16
+
 // setOf builds a membership set.
 func setOf(names []string) map[string]bool {
 	s := make(map[string]bool, len(names))
