@@ -232,7 +232,7 @@ func (t *textWriter) rich(indent, hang int, prefix string, segs []Segment) {
 		if i > 0 {
 			pad = hang
 		}
-		t.write(strings.Repeat(" ", pad) + seg)
+		t.writeAt(pad, seg)
 	}
 }
 

@@ -123,7 +123,7 @@ func (t *textWriter) command(indent int, prefix string, args []string) {
 		if styled {
 			l = st.Render(l)
 		}
-		t.write(strings.Repeat(" ", indent) + l)
+		t.writeAt(indent, l)
 	}
 }
 
