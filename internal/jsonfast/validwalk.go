@@ -13,8 +13,6 @@ import "bytes"
 // The walkers never index past their input, so bytes that are not valid
 // JSON after all give wrong answers, not a panic.
 
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
 // skipValidString returns the index just after the closing quote of the string
 // whose body starts at b[i], or len(b).
 func skipValidString(b []byte, i int) int {
@@ -81,17 +79,10 @@ func isValidValueEnd(c byte) bool {
 	return false
 }
 
-func skipValidSpace(b []byte, i int) int {
-	for i < len(b) && isJSONSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
 // openValid returns the index just after the opening bracket c of the
 // validated container b, or -1 when b is not one.
 func openValid(b []byte, c byte) int {
-	i := skipValidSpace(b, 0)
+	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != c {
 		return -1
 	}
@@ -101,9 +92,9 @@ func openValid(b []byte, c byte) int {
 // nextValidItem returns where the member or element after i starts: past
 // whitespace and the comma that parts it from the one before.
 func nextValidItem(b []byte, i int) int {
-	i = skipValidSpace(b, i)
+	i = skipSpace(b, i)
 	if i < len(b) && b[i] == ',' {
-		i = skipValidSpace(b, i+1)
+		i = skipSpace(b, i+1)
 	}
 	return i
 }
@@ -130,11 +121,11 @@ func ValidMembers(obj []byte, fn func(key []byte, escaped bool, val []byte)) {
 		}
 		tok := obj[i:end] // the key with its quotes
 		key := tok[1 : len(tok)-1]
-		i = skipValidSpace(obj, end)
+		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
 			return
 		}
-		i = skipValidSpace(obj, i+1)
+		i = skipSpace(obj, i+1)
 		vend := skipValidValue(obj, i)
 		escaped := bytes.IndexByte(key, '\\') >= 0
 		if escaped {
