@@ -6,20 +6,18 @@ import (
 	"github.com/fpcheck/fpcheck/checks"
 )
 
-// runScratch carries the containers a run's engine and text store grow as
-// the run is folded, from one run to the next: a stream replays thousands
-// of runs, and each grew its maps and lists from empty, a tenth of what an
-// armed replay allocates. They are lent only while a run is folded and
-// handed back empty when it is released; a container grown past
-// maxLentEntries is let go instead, so one long run does not make every
-// later one clear or hold as much.
+// runScratch carries the containers a run's engine grows as the run is
+// folded, from one run to the next (its text store hands on its own, see
+// storeLent): a stream replays thousands of runs, and each grew its maps
+// and lists from empty, a tenth of what an armed replay allocates. They
+// are lent only while a run is folded and handed back empty when it is
+// released; a container grown past maxLentEntries is let go instead, so
+// one long run does not make every later one clear or hold as much.
 type runScratch struct {
 	injectedByHash map[string][]keptMessage
 	toolCalls      map[string]checks.ToolCall
 	history        []histEntry
 	known          []checks.Message
-	storeIDs       map[textDigest]textRef
-	storeItems     []storedText
 }
 
 const maxLentEntries = 1 << 10
