@@ -406,7 +406,7 @@ func (f *Fold) Kept() int64 {
 		n += f.rec.size()
 	}
 	if f.tools != nil {
-		n += f.tools.bytes
+		n += f.tools.kept()
 	}
 	if f.names != nil {
 		n += f.names.bytes

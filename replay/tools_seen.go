@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/fpcheck/fpcheck/recording"
@@ -25,21 +24,20 @@ func ToolsSeen(run *recording.Run) []string {
 type toolsSeen struct {
 	seen  map[string]bool
 	bytes int64
-	// last is the last llm_start's tools: a list met again adds no name.
+	// last is the last llm_start's tools: a list met again is not read
+	// again.
 	last toolNamesMemo
 }
+
+// kept is the bytes the names and the last list hold.
+func (t *toolsSeen) kept() int64 { return t.bytes + t.last.held() }
 
 func (t *toolsSeen) add(ev *recording.Event) {
 	switch ev.Type {
 	case recording.TypeLLMStart:
 		var p llmStartPayload
 		if decodeLLMStart(ev, &p, false) {
-			if t.last.set && bytes.Equal(p.Tools, t.last.raw) {
-				return
-			}
-			held := t.last.held()
 			names, _ := t.last.namesOf(p.Tools, false, ev.PayloadValidated())
-			t.bytes += t.last.held() - held
 			for _, n := range names {
 				t.note(n)
 			}
