@@ -95,21 +95,33 @@ func (sp *speculator) run() {
 	testHook("speculator")
 	buf := make([]byte, sp.chunk+specLookAhead)
 	at := sp.from // the next chunk starts at or after at
+	// buf[:have] holds the file from at on. The bytes read past a chunk
+	// for the look ahead are the next chunk's first ones: they are kept
+	// rather than read again, which would copy half as much again as the
+	// chunks hold (the look ahead is half a chunk).
+	have := 0
+	advance := func(k int) {
+		have = copy(buf, buf[min(k, have):have])
+		at += int64(k)
+	}
 	first := true
 	for !sp.stopped() && at < sp.size && sp.walker.Load() < at {
-		n, err := sp.r.ReadAt(buf[:min(int64(len(buf)), sp.size-at)], sp.base+at)
-		if err != nil && err != io.EOF {
-			return
+		if want := int(min(int64(len(buf)), sp.size-at)); have < want {
+			n, err := sp.r.ReadAt(buf[have:want], sp.base+at+int64(have))
+			have += n
+			if err != nil && err != io.EOF {
+				return
+			}
 		}
-		w := buf[:n]
+		w := buf[:have]
 		if first {
 			// Find where the first chunk can start.
 			p := jsonfast.SafePoint(w, 0)
 			if p < 0 {
-				at += int64(max(n-2, 1))
+				advance(max(have-2, 1))
 				continue
 			}
-			at += int64(p)
+			advance(p)
 			first = false
 			continue
 		}
@@ -123,7 +135,7 @@ func (sp *speculator) run() {
 			sp.chunks = append(sp.chunks, c)
 			sp.mu.Unlock()
 		}
-		at += int64(end)
+		advance(end)
 	}
 }
 

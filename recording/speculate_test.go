@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 	"github.com/fpcheck/fpcheck/internal/synth"
 )
 
@@ -159,6 +160,42 @@ func TestSpeculationSkipsChunks(t *testing.T) {
 	}
 	if got, want := src.documentLines(), int64(bytes.Count(doc.Bytes(), newline)); got != want || src.out.n != size {
 		t.Errorf("the source read %d bytes in %d lines; want %d in %d", src.out.n, got, size, want)
+	}
+}
+
+// TestSpeculatorChunksAreTheFiles requires each chunk the speculator
+// summarized to be the summary of the file's own bytes at its offset, its
+// line count theirs, and the chunks to follow each other without a gap:
+// the speculator carries the bytes it read past one chunk over to the
+// next instead of reading them again, and an offset off by those bytes
+// would summarize the wrong ones.
+func TestSpeculatorChunksAreTheFiles(t *testing.T) {
+	var rec bytes.Buffer
+	if _, err := synth.WriteRecordingJSON(&rec, synth.Config{Iterations: 30, ToolResultBytes: 2048, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	doc := linedJSON(rec.Bytes())
+	for _, chunk := range []int{4 << 10, 96 << 10} {
+		sp := newSpeculator(bytes.NewReader(doc), 0, int64(len(doc)), chunk)
+		<-sp.done
+		sp.close()
+		if len(sp.chunks) < 4 {
+			t.Fatalf("chunk %d: %d chunks summarized; the test wants several", chunk, len(sp.chunks))
+		}
+		for i, c := range sp.chunks {
+			n := int64(c.sum.Len())
+			if i+1 < len(sp.chunks) && c.start+n != sp.chunks[i+1].start {
+				t.Fatalf("chunk %d: chunk %d ends at %d, the next starts at %d", chunk, i, c.start+n, sp.chunks[i+1].start)
+			}
+			w := doc[c.start:min(int64(len(doc)), c.start+int64(chunk+specLookAhead))]
+			want, ok := jsonfast.Speculate(w, int(n))
+			if !ok || !reflect.DeepEqual(want, c.sum) {
+				t.Fatalf("chunk %d: chunk %d at %d is not the summary of the file's bytes there", chunk, i, c.start)
+			}
+			if lines := int64(bytes.Count(w[:n], newline)); lines != c.lines {
+				t.Fatalf("chunk %d: chunk %d at %d counts %d lines, its bytes hold %d", chunk, i, c.start, c.lines, lines)
+			}
+		}
 	}
 }
 
