@@ -248,6 +248,7 @@ func (s *Store) Open(ctx context.Context, name string, first int64) (io.ReadClos
 
 // describe words a driver error by its kind, keeping the driver's detail.
 func describe(err error) error {
+	err = shortened(err)
 	switch gcerrors.Code(err) {
 	case gcerrors.NotFound:
 		return fmt.Errorf("not found: %w", err)
@@ -256,3 +257,28 @@ func describe(err error) error {
 	}
 	return err
 }
+
+// shorteners word a driver SDK's error on one line where the SDK writes
+// several: each returns the SDK's text within err and the line to put in
+// its place. A driver's file adds its own.
+var shorteners []func(err error) (long, short string, ok bool)
+
+// shortened is err with the first shortener's line in place of its SDK
+// text; the error chain stays as it was.
+func shortened(err error) error {
+	for _, f := range shorteners {
+		if long, short, ok := f(err); ok && long != "" {
+			return &worded{msg: strings.Replace(err.Error(), long, short, 1), err: err}
+		}
+	}
+	return err
+}
+
+// worded is an error told in other words than its own.
+type worded struct {
+	msg string
+	err error
+}
+
+func (w *worded) Error() string { return w.msg }
+func (w *worded) Unwrap() error { return w.err }

@@ -1,0 +1,60 @@
+//go:build !fpcheck_noazure
+
+package objstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// The Azure SDK's response errors are told on one line, the service's
+// message cut to its first line and to maxMessage bytes, and the error
+// keeps its chain.
+func TestAzureOneLine(t *testing.T) {
+	long := strings.Repeat("é", maxMessage)
+	for _, tc := range []struct {
+		name, code, body, want string
+		status                 int
+	}{
+		{"code and message", "BlobNotFound", "<?xml version=\"1.0\"?><Error><Code>BlobNotFound</Code><Message>The specified blob does not exist.\nRequestId:1\nTime:2026-12-01T06:00:00Z</Message></Error>",
+			"HEAD https://acct.blob.core.windows.net/c/k: 404 Not Found (BlobNotFound): The specified blob does not exist.", 404},
+		{"no body", "AuthenticationFailed", "", "HEAD https://acct.blob.core.windows.net/c/k: 403 Forbidden (AuthenticationFailed)", 403},
+		{"not XML", "", "<html>busy</html", "HEAD https://acct.blob.core.windows.net/c/k: 503 Service Unavailable", 503},
+		{"long message", "", "<Error><Message>" + long + "</Message></Error>", "HEAD https://acct.blob.core.windows.net/c/k: 500 Internal Server Error: " + long[:maxMessage] + "…", 500},
+		{"cut within a character", "", "<Error><Message>x" + long + "</Message></Error>", "HEAD https://acct.blob.core.windows.net/c/k: 500 Internal Server Error: x" + long[:maxMessage-2] + "…", 500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := url.Parse("https://acct.blob.core.windows.net/c/k?sv=2024&sig=secret")
+			h := http.Header{}
+			if tc.code != "" {
+				h.Set("x-ms-error-code", tc.code)
+			}
+			resp := &http.Response{
+				StatusCode: tc.status, Status: fmt.Sprintf("%d %s", tc.status, http.StatusText(tc.status)), Header: h,
+				Body: io.NopCloser(strings.NewReader(tc.body)), Request: &http.Request{Method: "HEAD", URL: u},
+			}
+			sdk := runtime.NewResponseError(resp)
+			err := describe(fmt.Errorf("blob (key %q): %w", "k", sdk))
+			got := err.Error()
+			if strings.Contains(got, "\n") || strings.Contains(got, "secret") {
+				t.Fatalf("not one line, or the query shown: %q", got)
+			}
+			if !strings.HasSuffix(got, tc.want) {
+				t.Errorf("got  %q\nwant …%q", got, tc.want)
+			}
+			if !errors.Is(err, sdk) {
+				t.Error("the SDK's error left the chain")
+			}
+		})
+	}
+	if shortened(io.EOF) != io.EOF {
+		t.Error("an error of no SDK was changed")
+	}
+}
