@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,29 +19,53 @@ import (
 func TestNextLimit(t *testing.T) {
 	const mib = 1 << 20
 	tests := []struct {
-		name                   string
-		current, live, ceiling int64
-		want                   int64
-		set                    bool
+		name                             string
+		current, live, overhead, ceiling int64
+		want                             int64
+		set                              bool
 	}{
-		{"small live heap keeps the soft limit", softMemoryLimit, 20 * mib, 0, softMemoryLimit, false},
-		{"live heap near the limit raises it", softMemoryLimit, 70 * mib, 0, 105 * mib, true},
-		{"a rise of an eighth or less waits", 100 * mib, 72 * mib, 0, 108 * mib, false},
-		{"a shrinking live heap does not lower it", 150 * mib, 30 * mib, 0, softMemoryLimit, false},
-		{"a large live heap", 150 * mib, 200 * mib, 0, 300 * mib, true},
-		{"the ceiling stops the rise", 200 * mib, 300 * mib, 384 * mib, 384 * mib, true},
-		{"under the ceiling it follows the live heap", softMemoryLimit, 100 * mib, 384 * mib, 150 * mib, true},
-		{"at the ceiling a larger live heap still gets an eighth", 384 * mib, 400 * mib, 384 * mib, 450 * mib, true},
-		{"a limit set before the ceiling comes down to it", 900 * mib, 100 * mib, 384 * mib, 150 * mib, true},
-		{"a limit above the ceiling follows a shrinking live heap down", 450 * mib, 360 * mib, 384 * mib, 405 * mib, true},
-		{"at the ceiling a shrinking live heap does not lower it", 384 * mib, 100 * mib, 384 * mib, 150 * mib, false},
+		{"small live heap keeps the soft limit", softMemoryLimit, 20 * mib, 5 * mib, 0, softMemoryLimit, false},
+		{"live heap near the limit raises it", softMemoryLimit, 70 * mib, 10 * mib, 0, 94 * mib, true},
+		{"the overhead is room the heap cannot use", softMemoryLimit, 50 * mib, 20 * mib, 0, 80 * mib, true},
+		{"a rise of a thirty-second or less waits", 100 * mib, 80 * mib, 4 * mib, 0, 100 * mib, false},
+		{"a rise of more is set", 100 * mib, 85 * mib, 4 * mib, 0, 106 * mib, true},
+		{"a shrinking live heap does not lower it", 150 * mib, 30 * mib, 5 * mib, 0, softMemoryLimit, false},
+		{"a large live heap", 150 * mib, 200 * mib, 20 * mib, 0, 260 * mib, true},
+		{"the ceiling stops the rise", 200 * mib, 330 * mib, 10 * mib, 384 * mib, 384 * mib, true},
+		{"under the ceiling it follows the live heap", softMemoryLimit, 100 * mib, 10 * mib, 384 * mib, 130 * mib, true},
+		{"at the ceiling a larger live heap still gets its overhead and an eighth", 384 * mib, 400 * mib, 16 * mib, 384 * mib, 466 * mib, true},
+		{"a limit set before the ceiling comes down to it", 900 * mib, 100 * mib, 10 * mib, 384 * mib, 130 * mib, true},
+		{"a limit above the ceiling follows a shrinking live heap down", 450 * mib, 360 * mib, 0, 384 * mib, 405 * mib, true},
+		{"at the ceiling a shrinking live heap does not lower it", 384 * mib, 100 * mib, 10 * mib, 384 * mib, 130 * mib, false},
 	}
 	for _, tt := range tests {
-		got, set := nextLimit(tt.current, tt.live, tt.ceiling)
+		got, set := nextLimit(tt.current, tt.live, tt.overhead, tt.ceiling)
 		if set != tt.set || (set && got != tt.want) {
-			t.Errorf("%s: nextLimit(%d MiB, %d MiB, %d MiB) = %d MiB, %v; want %d MiB, %v",
-				tt.name, tt.current/mib, tt.live/mib, tt.ceiling/mib, got/mib, set, tt.want/mib, tt.set)
+			t.Errorf("%s: nextLimit(%d MiB, %d MiB, %d MiB, %d MiB) = %d MiB, %v; want %d MiB, %v",
+				tt.name, tt.current/mib, tt.live/mib, tt.overhead/mib, tt.ceiling/mib, got/mib, set, tt.want/mib, tt.set)
 		}
+	}
+}
+
+// The runtime's classes are read as overheadOf says: what the limit
+// counts beside the objects, the free room and what went back to the
+// system; a sample the runtime does not know is no reading.
+func TestOverheadOf(t *testing.T) {
+	runtime.GC() // the live heap is known after a collection
+	s := heapSamples()
+	metrics.Read(s)
+	live, overhead, ok := overheadOf(s)
+	if !ok || live <= 0 || overhead <= 0 {
+		t.Fatalf("live %d, overhead %d, ok %v", live, overhead, ok)
+	}
+	total := int64(s[1].Value.Uint64())
+	if overhead >= total || live >= total {
+		t.Errorf("live %d and overhead %d of %d in all", live, overhead, total)
+	}
+	s[3] = metrics.Sample{Name: "/no/such:bytes"}
+	metrics.Read(s)
+	if _, _, ok := overheadOf(s); ok {
+		t.Error("an unknown sample was read")
 	}
 }
 
@@ -75,7 +100,7 @@ func TestCeilingFromTheFlags(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(4 << 30))
 	memLimit.mu.Lock()
 	memLimit.on, memLimit.current, memLimit.ceiling = true, 4<<30, 0
-	memLimit.live[0].Name = "/gc/heap/live:bytes"
+	memLimit.heap = heapSamples()
 	memLimit.mu.Unlock()
 	defer func() {
 		memLimit.mu.Lock()
