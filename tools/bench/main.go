@@ -23,7 +23,9 @@
 // The inputs are generated into a temporary directory with internal/synth, so
 // nothing large is committed; each memory case is generated just before it
 // is measured and removed after. Every timing is the best of -runs runs,
-// and the two sides of a comparison are run in turn.
+// and the two sides of a comparison are run in turn. -rounds repeats every
+// measurement on the same inputs and ends with how many rounds met each
+// target, and each target's figure in every round.
 // The program reports and never gates: it exits 0 whether targets are met
 // or not (2 only for unusable flags). `make bench` runs it.
 package main
@@ -63,6 +65,7 @@ type options struct {
 	size     int64 // the generator's stream and the large real-shaped one
 	bSize    int64 // the real-shaped stream of (b)
 	runs     int
+	rounds   int
 	keep     bool
 	dir      string
 	node     string
@@ -128,6 +131,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "case-timeout", 10*time.Minute, "longest a memory case may run before it is stopped and reported unfinished")
 	flag.StringVar(&o.corpus, "corpus", "../shared/reference-corpus", "the reference corpus the real-shaped streams repeat")
 	flag.IntVar(&o.runs, "runs", 3, "runs per measurement; the best is reported")
+	flag.IntVar(&o.rounds, "rounds", 1, "rounds of every measurement on the same inputs; past one, a summary gives each target's figure in every round and how many rounds met it")
 	flag.BoolVar(&o.keep, "keep", false, "keep the generated inputs and outputs (their directory is printed)")
 	flag.StringVar(&o.dir, "dir", "", "directory for the temporary inputs (default: the system temp directory)")
 	flag.StringVar(&o.node, "node", "node", "the node binary for the JSON.parse baseline")
@@ -180,8 +184,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: -cases: %v\n", err)
 		os.Exit(2)
 	}
-	if o.runs < 1 || o.jCalls < 1 || o.memScale <= 0 || o.memScale > 1 || o.timeout <= 0 {
-		fmt.Fprintln(os.Stderr, "bench: -runs and -j-calls must be at least 1, -mem-scale in (0, 1], -case-timeout positive")
+	if o.runs < 1 || o.rounds < 1 || o.jCalls < 1 || o.memScale <= 0 || o.memScale > 1 || o.timeout <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -runs, -rounds and -j-calls must be at least 1, -mem-scale in (0, 1], -case-timeout positive")
 		os.Exit(2)
 	}
 	if *genDir != "" {
@@ -278,6 +282,36 @@ func run(o options, out io.Writer) error {
 	printInputs(out, o, in)
 
 	floor := rssFloor()
+	var rounds [][]row
+	for round := 1; round <= o.rounds; round++ {
+		if o.rounds > 1 {
+			fmt.Fprintf(out, "\nround %d of %d · load %s\n", round, o.rounds, loadAvg())
+		}
+		rows, machine := measure(o, in, dir, floor, out)
+		printTable(out, rows)
+		if machine != "" {
+			fmt.Fprintln(out, "\n"+machine)
+		}
+		rounds = append(rounds, rows)
+	}
+	if len(rounds) > 1 {
+		fmt.Fprintf(out, "\nSummary of %d rounds: each target's figure in every round, and how many rounds met it.\n", len(rounds))
+		printSummary(out, rounds)
+	}
+	fmt.Fprintln(out, "\nTimes are wall clock, best of the runs; cpu is that run's user+system time.")
+	fmt.Fprintln(out, "A median of pairs compares the runs the two sides made one after the other; it is the verdict of (d) only.")
+	fmt.Fprintln(out, "Peak RSS is ru_maxrss of the fpcheck process, the most of any run; armed means every check armed by declarations for the run's tools.")
+	fmt.Fprintln(out, "Wall times on a loaded machine overstate; compare cpu figures when the load is high.")
+	if o.keep {
+		fmt.Fprintf(out, "inputs kept in %s\n", dir)
+	}
+	return nil
+}
+
+// measure takes every measurement of the cases o picks once, on the
+// inputs in, and returns the rows and the machine check's note (with (d)).
+// The memory cases' lines are written to out as each ends.
+func measure(o options, in inputs, dir string, floor int64, out io.Writer) ([]row, string) {
 	var rows []row
 	if o.cases["a"] {
 		rows = append(rows, parseRow(o, in))
@@ -313,18 +347,7 @@ func run(o options, out io.Writer) error {
 		}
 		fmt.Fprintln(out)
 	}
-	printTable(out, rows)
-	if machine != "" {
-		fmt.Fprintln(out, "\n"+machine)
-	}
-	fmt.Fprintln(out, "\nTimes are wall clock, best of the runs; cpu is that run's user+system time.")
-	fmt.Fprintln(out, "A median of pairs compares the runs the two sides made one after the other; it is the verdict of (d) only.")
-	fmt.Fprintln(out, "Peak RSS is ru_maxrss of the fpcheck process, the most of any run; armed means every check armed by declarations for the run's tools.")
-	fmt.Fprintln(out, "Wall times on a loaded machine overstate; compare cpu figures when the load is high.")
-	if o.keep {
-		fmt.Fprintf(out, "inputs kept in %s\n", dir)
-	}
-	return nil
+	return rows, machine
 }
 
 // generateInChild generates the inputs in a child process. A child's peak
@@ -820,6 +843,9 @@ func fileSum(path string) (string, error) {
 
 type row struct {
 	name, baseline, fpcheck, ratio, target, result string
+	// figure is what the result was judged on, in short, for the summary
+	// of several rounds.
+	figure string
 }
 
 const (
@@ -873,7 +899,7 @@ func parseRow(o options, in inputs) row {
 	r.baseline = "JSON.parse " + timing(n, in.RecBytes)
 	x := n.wall.Seconds() / f.wall.Seconds()
 	r.ratio = fmt.Sprintf("%.1f× faster (cpu %.1f×)", x, n.cpu.Seconds()/f.cpu.Seconds()) + pairedNote(n.walls, f.walls)
-	r.result = verdict(x >= 15)
+	r.result, r.figure = verdict(x >= 15), fmt.Sprintf("%.1f×", x)
 	return r
 }
 
@@ -905,7 +931,7 @@ func streamRows(o options, in inputs, floor int64) (b, c row) {
 		return b, c
 	}
 	c.fpcheck = fmt.Sprintf("%s (floor %s)", mb(f.maxRSS), mb(floor))
-	c.result = verdict(f.maxRSS < 100e6)
+	c.result, c.figure = verdict(f.maxRSS < 100e6), mb(f.maxRSS)
 	switch {
 	case zerr != nil:
 		b.result = skipped
@@ -915,7 +941,7 @@ func streamRows(o options, in inputs, floor int64) (b, c row) {
 		b.baseline = "zstd -dc " + timing(zm, in.StreamBytes)
 		x := f.wall.Seconds() / zm.wall.Seconds()
 		b.ratio = fmt.Sprintf("%.2f× zstd's time", x) + pairedNote(f.walls, zm.walls)
-		b.result = verdict(x <= 2)
+		b.result, b.figure = verdict(x <= 2), fmt.Sprintf("%.2f×", x)
 	}
 	return b, c
 }
@@ -960,7 +986,7 @@ func jobsRow(o options, in inputs, dir string) (row, string) {
 	} else {
 		r.ratio += ", OUTPUTS DIFFER"
 	}
-	r.result = verdict(x >= 1.8 && over <= 0.05 && same)
+	r.result, r.figure = verdict(x >= 1.8 && over <= 0.05 && same), fmt.Sprintf("%.2f× %+.1f%%", x, 100*over)
 	if runtime.NumCPU() < 2 {
 		r.result = skipped + " (1 CPU)"
 	}
@@ -1137,6 +1163,42 @@ func printTable(w io.Writer, rows []row) {
 	tw.Flush()
 }
 
+// printSummary gives, for each row of the rounds (the same rows in the
+// same order each round), its target, its figure in every round (the
+// spread "3 of 5 runs" is judged by) and how many rounds met it.
+func printSummary(w io.Writer, rounds [][]row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MEASUREMENT\tTARGET\tFIGURE IN EACH ROUND\tMET")
+	for i, r := range rounds[0] {
+		var figures []string
+		nMet, judged := 0, 0
+		for _, rows := range rounds {
+			if i >= len(rows) || rows[i].name != r.name {
+				figures = append(figures, "?")
+				continue
+			}
+			f := rows[i].figure
+			if f == "" {
+				f = rows[i].result
+			}
+			figures = append(figures, f)
+			switch rows[i].result {
+			case met:
+				nMet++
+				judged++
+			case notMet, failed:
+				judged++
+			}
+		}
+		verdict := "—"
+		if judged > 0 {
+			verdict = fmt.Sprintf("%d of %d", nMet, len(rounds))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(r.name), cell(r.target), cell(strings.Join(figures, " · ")), verdict)
+	}
+	tw.Flush()
+}
+
 // cell keeps a table cell on one line.
 func cell(s string) string {
 	if s == "" {
@@ -1211,7 +1273,7 @@ func realRows(o options, in inputs) []row {
 		b.baseline = "zstd -dc " + timing(zm, in.RealB.Bytes)
 		x := un.wall.Seconds() / zm.wall.Seconds()
 		b.ratio = fmt.Sprintf("%.2f× zstd's time", x) + pairedNote(un.walls, zm.walls)
-		b.result = verdict(x <= 2.5)
+		b.result, b.figure = verdict(x <= 2.5), fmt.Sprintf("%.2f×", x)
 	}
 	if floor.ok() {
 		fl.baseline = "floor " + timing(floor, in.RealB.Bytes)
@@ -1221,7 +1283,7 @@ func realRows(o options, in inputs) []row {
 		if zm.ok() {
 			fl.ratio += fmt.Sprintf("; the floor %.2f× zstd's time", floor.wall.Seconds()/zm.wall.Seconds())
 		}
-		fl.result = "—"
+		fl.result, fl.figure = "—", fmt.Sprintf("%.2f× the floor", un.wall.Seconds()/floor.wall.Seconds())
 	} else {
 		fl.baseline, fl.result = floor.err.Error(), failed
 	}
@@ -1232,7 +1294,7 @@ func realRows(o options, in inputs) []row {
 		armed.fpcheck = timing(arm, in.RealB.Bytes)
 		x := pairedMedian(arm.cpus, un.cpus)
 		armed.ratio = fmt.Sprintf("cpu %.2f× unarmed (median of pairs; best runs %.2f×)", x, arm.cpu.Seconds()/un.cpu.Seconds())
-		armed.result = verdict(x <= 1.5)
+		armed.result, armed.figure = verdict(x <= 1.5), fmt.Sprintf("%.2f×", x)
 	}
 	return []row{b, armed, fl}
 }
@@ -1260,7 +1322,7 @@ func rssRows(o options, what, path, decl string, size, floor int64, unarmedMax, 
 		} else {
 			r.fpcheck = fmt.Sprintf("%s (floor %s)", mb(m.maxRSS), mb(floor))
 			r.ratio = timing(m, size)
-			r.result = verdict(m.maxRSS > 0 && float64(m.maxRSS) < limit)
+			r.result, r.figure = verdict(m.maxRSS > 0 && float64(m.maxRSS) < limit), mb(m.maxRSS)
 		}
 		rows = append(rows, r)
 	}
@@ -1283,6 +1345,6 @@ func ratioRow(in inputs) row {
 		return r
 	}
 	r.ratio = fmt.Sprintf("%.2f× the corpus's", gen/in.CorpusRatio)
-	r.result = verdict(gen >= in.CorpusRatio/2 && gen <= in.CorpusRatio*2)
+	r.result, r.figure = verdict(gen >= in.CorpusRatio/2 && gen <= in.CorpusRatio*2), fmt.Sprintf("%.2f×", gen/in.CorpusRatio)
 	return r
 }

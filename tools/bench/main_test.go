@@ -166,3 +166,33 @@ func TestMachineNote(t *testing.T) {
 		t.Errorf("failed checks gave a note: %q", note)
 	}
 }
+
+// The summary of rounds lists each row's figure in every round and counts
+// the rounds that met it; a row only for information is counted in none,
+// and a failure is a round that did not meet it.
+func TestPrintSummary(t *testing.T) {
+	a := func(fig, res string) row { return row{name: "(a) x", target: "≥ 15×", figure: fig, result: res} }
+	fl := row{name: "(b) floor", target: "— (information)", figure: "2.9× the floor", result: "—"}
+	d := func(res string) row { return row{name: "(d) y", target: "≥ 1.8×", result: res} }
+	var buf bytes.Buffer
+	printSummary(&buf, [][]row{
+		{a("15.2×", met), fl, d(failed)},
+		{a("14.1×", notMet), fl, d(skipped + " (1 CPU)")},
+		{a("15.0×", met), fl, d(met)},
+	})
+	got := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []struct{ name, figures, verdict string }{
+		{"(a) x", "15.2× · 14.1× · 15.0×", "2 of 3"},
+		{"(b) floor", "2.9× the floor · 2.9× the floor · 2.9× the floor", "—"},
+		{"(d) y", "FAILED · SKIPPED (1 CPU) · MET", "1 of 3"},
+	}
+	if len(got) != len(want)+1 {
+		t.Fatalf("summary:\n%s", buf.String())
+	}
+	for i, w := range want {
+		line := got[i+1]
+		if !strings.HasPrefix(line, w.name) || !strings.Contains(line, w.figures) || !strings.HasSuffix(line, w.verdict) {
+			t.Errorf("line %d: %q; want %s … %s … %s", i+1, line, w.name, w.figures, w.verdict)
+		}
+	}
+}

@@ -149,6 +149,6 @@ func memRow(c memCase, scale float64, full, quarter measurement, fullBytes, quar
 	} else {
 		r.baseline = "¼ size: not measured, so linearity is not"
 	}
-	r.result = verdict(ok && lin && full.maxRSS > 0 && full.maxRSS < 256e6)
+	r.result, r.figure = verdict(ok && lin && full.maxRSS > 0 && full.maxRSS < 256e6), rss
 	return r
 }
