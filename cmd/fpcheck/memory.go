@@ -236,10 +236,10 @@ func overheadOf(s []metrics.Sample) (live, overhead int64, ok bool) {
 // 2–11 MB to grow into: the collector ran every few MB. The 1 GiB
 // real-shaped stream armed spent 4.6 s of its 12.6 s CPU in 139
 // collections; with a fifth beside the overhead it takes 15 % less CPU,
-// and peaks 4–5 MB higher (120–122 MB). A heap of few large objects (one
-// run's long results) has less room than half its size gave it, and is
-// collected more often for it, in less memory (65,536 identical 32 KiB
-// results: 14 % more CPU, 6 MB less).
+// and peaks about 4 MB higher (122–126 MB, under (c)'s 128). A heap of few
+// large objects (one run's long results) has less room than half its size
+// gave it, and is collected more often for it, in less memory (65,536
+// identical 32 KiB results: 14 % more CPU, about 5 MB less).
 func nextLimit(current, live, overhead, ceiling int64) (int64, bool) {
 	want := max(softMemoryLimit, live+overhead+live/5)
 	if ceiling > 0 && want > ceiling {
