@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fpcheck/fpcheck/internal/objstore/byterange"
 )
 
 // Server is a fake Blob Storage account. Its fields may be set before
@@ -331,27 +334,17 @@ func serveBlob(w http.ResponseWriter, r *http.Request, b *blob, rg string) {
 	h.Set("Accept-Ranges", "bytes")
 	start, end, status := int64(0), size-1, http.StatusOK
 	if rg != "" && r.Method == http.MethodGet {
-		spec, ok := strings.CutPrefix(rg, "bytes=")
-		from, to, _ := strings.Cut(spec, "-")
-		a, err := strconv.ParseInt(from, 10, 64)
-		if !ok || err != nil {
-			fail(w, r, http.StatusBadRequest, "InvalidRange", "bad range "+rg)
-			return
-		}
-		if to != "" {
-			e, err := strconv.ParseInt(to, 10, 64)
-			if err != nil || e < a {
-				fail(w, r, http.StatusBadRequest, "InvalidRange", "bad range "+rg)
-				return
-			}
-			end = min(e, size-1)
-		}
-		if a >= size {
+		first, last, err := byterange.Of(rg, size)
+		switch {
+		case errors.Is(err, byterange.ErrUnsatisfiable):
 			h.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
 			fail(w, r, http.StatusRequestedRangeNotSatisfiable, "InvalidRange", "The range specified is invalid for the current size of the resource.")
 			return
+		case err != nil:
+			fail(w, r, http.StatusBadRequest, "InvalidRange", err.Error())
+			return
 		}
-		start, status = a, http.StatusPartialContent
+		start, end, status = first, last, http.StatusPartialContent
 		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end, size))
 	}
 	body := b.data[start : end+1]

@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"net/http"
@@ -21,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fpcheck/fpcheck/internal/objstore/byterange"
 )
 
 // Server is a fake Cloud Storage. Its fields may be set before the first
@@ -302,27 +305,17 @@ func serveMedia(w http.ResponseWriter, r *http.Request, o *object, f Fault) {
 	h.Set("X-Goog-Hash", "crc32c="+base64.StdEncoding.EncodeToString(crc)+",md5="+base64.StdEncoding.EncodeToString(sum[:]))
 	start, end, status := int64(0), size-1, http.StatusOK
 	if rg := r.Header.Get("Range"); rg != "" {
-		spec, ok := strings.CutPrefix(rg, "bytes=")
-		from, to, _ := strings.Cut(spec, "-")
-		a, err := strconv.ParseInt(from, 10, 64)
-		if !ok || err != nil {
-			fail(w, http.StatusBadRequest, "bad range "+rg)
-			return
-		}
-		if to != "" {
-			b, err := strconv.ParseInt(to, 10, 64)
-			if err != nil || b < a {
-				fail(w, http.StatusBadRequest, "bad range "+rg)
-				return
-			}
-			end = min(b, size-1)
-		}
-		if a >= size {
+		first, last, err := byterange.Of(rg, size)
+		switch {
+		case errors.Is(err, byterange.ErrUnsatisfiable):
 			h.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
 			fail(w, http.StatusRequestedRangeNotSatisfiable, "The requested range cannot be satisfied.")
 			return
+		case err != nil:
+			fail(w, http.StatusBadRequest, err.Error())
+			return
 		}
-		start, status = a, http.StatusPartialContent
+		start, end, status = first, last, http.StatusPartialContent
 		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end, size))
 	}
 	body := o.data[start : end+1]
