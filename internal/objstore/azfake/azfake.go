@@ -14,7 +14,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -332,20 +331,13 @@ func serveBlob(w http.ResponseWriter, r *http.Request, b *blob, rg string) {
 	h.Set("x-ms-blob-type", "BlockBlob")
 	h.Set("x-ms-creation-time", b.modified.Format(http.TimeFormat))
 	h.Set("Accept-Ranges", "bytes")
-	start, end, status := int64(0), size-1, http.StatusOK
-	if rg != "" && r.Method == http.MethodGet {
-		first, last, err := byterange.Of(rg, size)
-		switch {
-		case errors.Is(err, byterange.ErrUnsatisfiable):
-			h.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
-			fail(w, r, http.StatusRequestedRangeNotSatisfiable, "InvalidRange", "The range specified is invalid for the current size of the resource.")
-			return
-		case err != nil:
-			fail(w, r, http.StatusBadRequest, "InvalidRange", err.Error())
-			return
-		}
-		start, end, status = first, last, http.StatusPartialContent
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end, size))
+	if r.Method != http.MethodGet {
+		rg = ""
+	}
+	start, end, status, err := byterange.Answer(h, rg, size)
+	if err != nil {
+		fail(w, r, status, "InvalidRange", err.Error())
+		return
 	}
 	body := b.data[start : end+1]
 	h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -7,6 +7,7 @@ package byterange
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 )
@@ -35,4 +36,25 @@ func Of(header string, size int64) (first, last int64, err error) {
 		return 0, 0, ErrUnsatisfiable
 	}
 	return first, last, nil
+}
+
+// Answer is how a server answers header for an object of size bytes: the
+// first and last byte to send and the status, 200 for the whole object
+// when header is empty and 206 for a range, whose Content-Range it sets in
+// h. A range past the end sets the Content-Range a 416 carries and returns
+// ErrUnsatisfiable; a malformed one returns another error (400).
+func Answer(h http.Header, header string, size int64) (first, last int64, status int, err error) {
+	if header == "" {
+		return 0, size - 1, http.StatusOK, nil
+	}
+	first, last, err = Of(header, size)
+	switch {
+	case errors.Is(err, ErrUnsatisfiable):
+		h.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
+		return 0, 0, http.StatusRequestedRangeNotSatisfiable, err
+	case err != nil:
+		return 0, 0, http.StatusBadRequest, err
+	}
+	h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", first, last, size))
+	return first, last, http.StatusPartialContent, nil
 }

@@ -2,6 +2,7 @@ package byterange
 
 import (
 	"errors"
+	"net/http"
 	"testing"
 )
 
@@ -36,6 +37,26 @@ func TestOf(t *testing.T) {
 			}
 		case err != nil || first != tc.first || last != tc.last:
 			t.Errorf("%s of %d: %d-%d, %v; want %d-%d", tc.header, tc.size, first, last, err, tc.first, tc.last)
+		}
+	}
+}
+
+func TestAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		header, contentRange string
+		status               int
+		first, last          int64
+	}{
+		{"", "", 200, 0, 9},
+		{"bytes=2-", "bytes 2-9/10", 206, 2, 9},
+		{"bytes=10-", "bytes */10", 416, 0, 0},
+		{"bytes=x", "", 400, 0, 0},
+	} {
+		h := http.Header{}
+		first, last, status, err := Answer(h, tc.header, 10)
+		if status != tc.status || h.Get("Content-Range") != tc.contentRange || (err == nil) != (status < 300) ||
+			(err == nil && (first != tc.first || last != tc.last)) {
+			t.Errorf("%q: %d-%d, %d, %q, %v", tc.header, first, last, status, h.Get("Content-Range"), err)
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"net/http"
@@ -303,20 +302,10 @@ func serveMedia(w http.ResponseWriter, r *http.Request, o *object, f Fault) {
 		crc[0] ^= 0xff
 	}
 	h.Set("X-Goog-Hash", "crc32c="+base64.StdEncoding.EncodeToString(crc)+",md5="+base64.StdEncoding.EncodeToString(sum[:]))
-	start, end, status := int64(0), size-1, http.StatusOK
-	if rg := r.Header.Get("Range"); rg != "" {
-		first, last, err := byterange.Of(rg, size)
-		switch {
-		case errors.Is(err, byterange.ErrUnsatisfiable):
-			h.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
-			fail(w, http.StatusRequestedRangeNotSatisfiable, "The requested range cannot be satisfied.")
-			return
-		case err != nil:
-			fail(w, http.StatusBadRequest, err.Error())
-			return
-		}
-		start, end, status = first, last, http.StatusPartialContent
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end, size))
+	start, end, status, err := byterange.Answer(h, r.Header.Get("Range"), size)
+	if err != nil {
+		fail(w, status, err.Error())
+		return
 	}
 	body := o.data[start : end+1]
 	h.Set("Content-Length", strconv.Itoa(len(body)))
