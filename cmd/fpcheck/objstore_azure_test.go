@@ -86,3 +86,35 @@ func TestObjectStorageAzureRefusals(t *testing.T) {
 		})
 	}
 }
+
+// What a service says is its own text: a message that would act on a
+// terminal is shown escaped, on the one line of fpcheck's error, or left
+// out where it is not even XML.
+func TestObjectStorageAzureServiceWords(t *testing.T) {
+	azureEnv(t)
+	az := azfake.New(t, azAccount, azKey)
+	az.Put("recordings", bucketDay+"/ok.jsonl", []byte("{}\n"))
+	for _, tc := range []struct {
+		name    string
+		refusal azfake.Refusal
+		want    string
+	}{
+		{"escaped", azfake.Refusal{Status: 409, Code: "OperationNotAllowedInCurrentState", Message: "busy \u202enow\tfpcheck: all green"},
+			`409 Conflict (OperationNotAllowedInCurrentState): busy \u202enow\tfpcheck: all green`},
+		{"not XML", azfake.Refusal{Status: 409, Code: "OperationNotAllowedInCurrentState", Message: "busy \x1b]0;owned\x07\x1b[31mnow", Raw: true},
+			`409 Conflict (OperationNotAllowedInCurrentState)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			az.Refusal = &tc.refusal
+			// A prefix is listed at once (a GET, whose answer has a body).
+			code, _, stderr := run(t, nil, "analyze", azURL(az, "recordings", bucketDay+"/"))
+			if code != int(ExitUsage) {
+				t.Errorf("exit %d, %q", code, stderr)
+			}
+			checkTerminalSafe(t, "stderr", stderr)
+			if first, _, _ := strings.Cut(stderr, "\n"); !strings.HasSuffix(first, tc.want) {
+				t.Errorf("stderr %q; want its first line to end in %q", stderr, tc.want)
+			}
+		})
+	}
+}

@@ -39,6 +39,8 @@ type Server struct {
 	// PageSize, when above zero, caps the entries of a listing page
 	// whatever maxresults asks, so that short listings span pages.
 	PageSize int
+	// Refusal, when set, answers every request, signed or not.
+	Refusal *Refusal
 
 	srv        *httptest.Server
 	mu         sync.Mutex
@@ -50,6 +52,15 @@ type blob struct {
 	data     []byte
 	modified time.Time
 	etag     string
+}
+
+// Refusal is an error answer: its status, error code and message. A raw
+// message is written into the XML body as it is, not escaped, as a
+// careless or hostile server may write it.
+type Refusal struct {
+	Status        int
+	Code, Message string
+	Raw           bool
 }
 
 // Request is one request the server received.
@@ -130,6 +141,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("x-ms-version", r.Header.Get("x-ms-version"))
 	w.Header().Set("x-ms-request-id", "fpcheck-azfake")
+	if f := s.Refusal; f != nil {
+		if f.Raw {
+			w.Header().Set("x-ms-error-code", f.Code)
+			w.WriteHeader(f.Status)
+			fmt.Fprintf(w, "%s<Error><Code>%s</Code><Message>%s</Message></Error>", xml.Header, f.Code, f.Message)
+			return
+		}
+		fail(w, r, f.Status, f.Code, f.Message)
+		return
+	}
 	if !signed {
 		fail(w, r, http.StatusForbidden, "AuthenticationFailed", "Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.")
 		return
