@@ -271,8 +271,8 @@ func run(o options, out io.Writer) error {
 	if !o.keep {
 		defer os.RemoveAll(dir)
 	}
-	fmt.Fprintf(out, "fpcheck bench · %s/%s · %d CPUs · load %s · best of %d run(s)\n",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAvg(), o.runs)
+	fmt.Fprintf(out, "fpcheck bench · %s/%s · %d CPUs · load %s · best of %d run(s) · %d round(s)\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAvg(), o.runs, o.rounds)
 	fmt.Fprintf(out, "fpcheck: %s\n", o.fpcheck)
 	fmt.Fprintf(out, "generating inputs in %s …\n", dir)
 	in, err := generateInChild(o, dir)
