@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/fpcheck/fpcheck/internal/objstore/byterange"
+	"github.com/fpcheck/fpcheck/internal/objstore/listpage"
 )
 
 // Server is a fake Blob Storage account. Its fields may be set before
@@ -113,6 +114,11 @@ func (s *Server) Requests() []Request {
 // fail answers with Blob Storage's error shape: the code in a header
 // (all a HEAD answer can carry) and in an XML body.
 func fail(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
+	failRaw(w, r, status, code, xmlText(msg))
+}
+
+// failRaw is fail with a message already in XML, written as it is.
+func failRaw(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
 	h := w.Header()
 	h.Set("x-ms-error-code", code)
 	h.Set("Content-Type", "application/xml")
@@ -120,12 +126,14 @@ func fail(w http.ResponseWriter, r *http.Request, status int, code, msg string) 
 	if r.Method == http.MethodHead {
 		return
 	}
-	body, _ := xml.Marshal(struct {
-		XMLName xml.Name `xml:"Error"`
-		Code    string   `xml:"Code"`
-		Message string   `xml:"Message"`
-	}{Code: code, Message: msg})
-	w.Write(append([]byte(xml.Header), body...))
+	fmt.Fprintf(w, "%s<Error><Code>%s</Code><Message>%s</Message></Error>", xml.Header, xmlText(code), msg)
+}
+
+// xmlText is s escaped as XML character data.
+func xmlText(s string) string {
+	var b strings.Builder
+	xml.EscapeText(&b, []byte(s))
+	return b.String()
 }
 
 // ServeHTTP answers one request.
@@ -143,12 +151,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("x-ms-request-id", "fpcheck-azfake")
 	if f := s.Refusal; f != nil {
 		if f.Raw {
-			w.Header().Set("x-ms-error-code", f.Code)
-			w.WriteHeader(f.Status)
-			fmt.Fprintf(w, "%s<Error><Code>%s</Code><Message>%s</Message></Error>", xml.Header, f.Code, f.Message)
-			return
+			failRaw(w, r, f.Status, f.Code, f.Message)
+		} else {
+			fail(w, r, f.Status, f.Code, f.Message)
 		}
-		fail(w, r, f.Status, f.Code, f.Message)
 		return
 	}
 	if !signed {
@@ -177,7 +183,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(w, r, http.StatusBadRequest, "InvalidQueryParameterValue", "Only container listings are served.")
 			return
 		}
-		s.list(w, r, parts[1], blobs)
+		s.list(w, r, q, parts[1], blobs)
 		return
 	}
 	name, err := url.PathUnescape(parts[2])
@@ -244,7 +250,7 @@ func stringToSign(r *http.Request, account string) string {
 	return b.String()
 }
 
-type listing struct {
+type enumeration struct {
 	XMLName      xml.Name    `xml:"EnumerationResults"`
 	Endpoint     string      `xml:"ServiceEndpoint,attr"`
 	Container    string      `xml:"ContainerName,attr"`
@@ -275,11 +281,8 @@ type prefix struct {
 	Name string `xml:"Name"`
 }
 
-// list answers a container listing: the names under prefix in order,
-// those holding the delimiter after it rolled up into one prefix each, a
-// page at a time. The marker names the first entry of the next page.
-func (s *Server) list(w http.ResponseWriter, r *http.Request, container string, blobs map[string]*blob) {
-	q := r.URL.Query()
+// list answers a container listing (see listpage), q being its query.
+func (s *Server) list(w http.ResponseWriter, r *http.Request, q url.Values, container string, blobs map[string]*blob) {
 	pre, delim, marker := q.Get("prefix"), q.Get("delimiter"), q.Get("marker")
 	limit := 5000
 	if n, err := strconv.Atoi(q.Get("maxresults")); err == nil && n > 0 {
@@ -289,41 +292,22 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, container string, 
 		limit = min(limit, s.PageSize)
 	}
 	s.mu.Lock()
-	var names []string
-	for name := range blobs {
-		if strings.HasPrefix(name, pre) {
-			names = append(names, name)
-		}
-	}
+	names := listpage.Under(blobs, pre)
 	s.mu.Unlock()
-	slices.Sort(names)
-	out := listing{Endpoint: "http://" + r.Host + "/" + s.Account + "/", Container: container, Prefix: pre, Marker: marker, MaxResults: limit, Delimiter: delim}
-	n, last := 0, ""
-	for _, name := range names {
-		entry, rolled := name, false
-		if delim != "" {
-			if i := strings.Index(name[len(pre):], delim); i >= 0 {
-				entry, rolled = name[:len(pre)+i+len(delim)], true
-			}
-		}
-		if entry < marker || (rolled && entry == last) {
-			continue
-		}
-		if n == limit {
-			out.NextMarker = entry
-			break
-		}
-		n++
-		last = entry
-		if rolled {
-			out.BlobPrefixes = append(out.BlobPrefixes, prefix{Name: entry})
+	out := enumeration{Endpoint: "http://" + r.Host + "/" + s.Account + "/", Container: container, Prefix: pre, Marker: marker, MaxResults: limit, Delimiter: delim}
+	// The marker names the first entry of the next page.
+	page, next := listpage.Page(names, pre, delim, limit, func(_, entry string) bool { return entry < marker })
+	out.NextMarker = next
+	for _, e := range page {
+		if e.Prefix {
+			out.BlobPrefixes = append(out.BlobPrefixes, prefix{Name: e.Name})
 			continue
 		}
 		s.mu.Lock()
-		b := blobs[name]
+		b := blobs[e.Name]
 		s.mu.Unlock()
 		sum := md5.Sum(b.data)
-		out.Blobs = append(out.Blobs, blobEntry{Name: name, Properties: properties{
+		out.Blobs = append(out.Blobs, blobEntry{Name: e.Name, Properties: properties{
 			LastModified:  b.modified.Format(http.TimeFormat),
 			Etag:          b.etag,
 			ContentLength: len(b.data),

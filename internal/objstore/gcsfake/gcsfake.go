@@ -16,13 +16,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/fpcheck/fpcheck/internal/objstore/byterange"
+	"github.com/fpcheck/fpcheck/internal/objstore/listpage"
 )
 
 // Server is a fake Cloud Storage. Its fields may be set before the first
@@ -218,9 +218,8 @@ func resource(bucket, name string, o *object) map[string]any {
 	}
 }
 
-// list answers a listing: the names under prefix in order, those holding
-// the delimiter after it rolled up into one prefix each, a page at a time.
-// The page token names the last entry served.
+// list answers a listing (see listpage). The page token names the last
+// entry served.
 func (s *Server) list(w http.ResponseWriter, r *http.Request, bucket string, objects map[string]*object) {
 	q := r.URL.Query()
 	prefix, delim := q.Get("prefix"), q.Get("delimiter")
@@ -241,47 +240,25 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, bucket string, obj
 		after = string(b)
 	}
 	s.mu.Lock()
-	var names []string
-	for name := range objects {
-		if strings.HasPrefix(name, prefix) {
-			names = append(names, name)
-		}
-	}
+	names := listpage.Under(objects, prefix)
 	s.mu.Unlock()
-	slices.Sort(names)
+	page, left := listpage.Page(names, prefix, delim, limit, func(name, _ string) bool {
+		return after != "" && (name <= after || strings.HasSuffix(after, delim) && delim != "" && strings.HasPrefix(name, after))
+	})
 	items := []map[string]any{}
 	prefixes := []string{}
-	next, last, n := "", "", 0
-	for _, name := range names {
-		if after != "" && (name <= after || strings.HasSuffix(after, delim) && delim != "" && strings.HasPrefix(name, after)) {
+	for _, e := range page {
+		if e.Prefix {
+			prefixes = append(prefixes, e.Name)
 			continue
 		}
-		entry, rolled := name, false
-		if delim != "" {
-			if i := strings.Index(name[len(prefix):], delim); i >= 0 {
-				entry, rolled = name[:len(prefix)+i+len(delim)], true
-			}
-		}
-		if rolled && entry == last {
-			continue
-		}
-		if n == limit {
-			next = base64.RawURLEncoding.EncodeToString([]byte(last))
-			break
-		}
-		n++
-		last = entry
-		if rolled {
-			prefixes = append(prefixes, entry)
-		} else {
-			s.mu.Lock()
-			items = append(items, resource(bucket, name, objects[name]))
-			s.mu.Unlock()
-		}
+		s.mu.Lock()
+		items = append(items, resource(bucket, e.Name, objects[e.Name]))
+		s.mu.Unlock()
 	}
 	out := map[string]any{"kind": "storage#objects", "items": items, "prefixes": prefixes}
-	if next != "" {
-		out["nextPageToken"] = next
+	if left != "" {
+		out["nextPageToken"] = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].Name))
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	json.NewEncoder(w).Encode(out)
