@@ -55,6 +55,20 @@ func Sanitize(s string) string {
 	return b.String()
 }
 
+// SanitizeLines is s with each of its lines sanitized and its line breaks
+// kept, for a message of several lines (errors.Join puts one error on
+// each) that may carry another program's words.
+func SanitizeLines(s string) string {
+	if clean(s) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Sanitize(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // clean reports whether s needs no escaping, the common case, without
 // allocating.
 func clean(s string) bool {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -73,6 +74,16 @@ func FuzzSanitize(f *testing.F) {
 		}
 		if clean(s) && out != s {
 			t.Fatalf("a clean string changed: %q -> %q", s, out)
+		}
+		lines := SanitizeLines(s)
+		if r, bad := unsafeOutput(lines, true); bad {
+			t.Fatalf("SanitizeLines(%q) = %q still carries %U", s, lines, r)
+		}
+		if strings.Count(lines, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("SanitizeLines(%q) = %q does not keep its lines", s, lines)
+		}
+		if want := strings.ReplaceAll(Sanitize(s), `\n`, "\n"); !strings.Contains(s, `\n`) && lines != want {
+			t.Fatalf("SanitizeLines(%q) = %q, want %q", s, lines, want)
 		}
 	})
 }

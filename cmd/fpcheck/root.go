@@ -98,21 +98,10 @@ func Main(args []string, ios *IOStreams) (code int) {
 	// A StatusError's report has already been written; every other error
 	// is said here, once.
 	if _, decided := errors.AsType[*StatusError](err); !decided {
-		fmt.Fprintf(ios.ErrOut, "fpcheck: %s\n", safeLines(err.Error()))
+		fmt.Fprintf(ios.ErrOut, "fpcheck: %s\n", report.SanitizeLines(err.Error()))
 		if _, isFlag := errors.AsType[*FlagError](err); isFlag {
 			fmt.Fprintln(ios.ErrOut, "Run 'fpcheck --help' for usage.")
 		}
 	}
 	return int(exitCodeOf(err))
-}
-
-// safeLines is s with each of its lines made safe for a terminal
-// (report.Sanitize): an error may carry a service's own words, as an
-// object store's message, and errors.Join puts one error on each line.
-func safeLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = report.Sanitize(l)
-	}
-	return strings.Join(lines, "\n")
 }
