@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/idset"
 )
 
 // Sources of a finding in a reconciled report.
@@ -98,6 +99,8 @@ func (d *Disposition) Row(kind, seam string) (checks.Row, bool) {
 // Match is one finding of the reconciled list.
 type Match struct {
 	Finding checks.Finding
+	// ID is the finding's identity (checks.Finding.Identity).
+	ID string
 	// Source is recorded, replayed or both.
 	Source string
 	// Why explains a one-sided finding; empty for both.
@@ -107,6 +110,20 @@ type Match struct {
 	Drift bool
 }
 
+// Identities is the identity of each of ev's findings, in order; nil for
+// a nil ev. A report keys each finding by it several times: made once, it
+// is not built again each time.
+func Identities(ev *Evidence) []string {
+	if ev == nil {
+		return nil
+	}
+	ids := make([]string, len(ev.Findings))
+	for i := range ev.Findings {
+		ids[i] = ev.Findings[i].Identity()
+	}
+	return ids
+}
+
 // Reconcile lines the recorded findings up with the replayed ones by
 // identity. The list keeps the recorded filing order, then appends the
 // findings only the replay filed. Synthetic recorded findings are left out:
@@ -114,47 +131,48 @@ type Match struct {
 // by identity, so a defect the live run filed once per turn matches the
 // replay's one finding of that run.
 func Reconcile(recorded, replayed *Evidence) []Match {
-	replayedByID := map[string]int{}
-	if replayed != nil {
-		for i, f := range replayed.Findings {
-			if _, ok := replayedByID[f.Identity()]; !ok {
-				replayedByID[f.Identity()] = i
-			}
-		}
-	}
+	return ReconcileByID(recorded, replayed, Identities(recorded), Identities(replayed))
+}
+
+// ReconcileByID is Reconcile given the identities of both sides' findings
+// (Identities).
+func ReconcileByID(recorded, replayed *Evidence, recordedIDs, replayedIDs []string) []Match {
+	replayedByID := idset.NewIndex(replayedIDs)
+	// Sized once: every finding of either side is at most one match.
 	var out []Match
-	matched := map[string]bool{}
-	seenRecorded := map[string]bool{}
+	if n := len(recordedIDs) + len(replayedIDs); n > 0 {
+		out = make([]Match, 0, n)
+	}
+	var matched, seenRecorded idset.Set
 	if recorded != nil {
-		for _, f := range recorded.Findings {
+		for i, f := range recorded.Findings {
 			if f.Synthetic {
 				continue
 			}
-			id := f.Identity()
-			if seenRecorded[id] {
+			id := recordedIDs[i]
+			if !seenRecorded.Add(id) {
 				continue
 			}
-			seenRecorded[id] = true
 			if replayed == nil {
-				out = append(out, Match{Finding: f, Source: SourceRecorded})
+				out = append(out, Match{Finding: f, ID: id, Source: SourceRecorded})
 				continue
 			}
-			if _, ok := replayedByID[id]; ok {
-				matched[id] = true
-				out = append(out, Match{Finding: f, Source: SourceBoth})
+			if _, ok := replayedByID.Of(id); ok {
+				matched.Add(id)
+				out = append(out, Match{Finding: f, ID: id, Source: SourceBoth})
 				continue
 			}
 			why, drift := recordedOnlyWhy(f, replayed)
-			out = append(out, Match{Finding: f, Source: SourceRecorded, Why: why, Drift: drift})
+			out = append(out, Match{Finding: f, ID: id, Source: SourceRecorded, Why: why, Drift: drift})
 		}
 	}
 	if replayed != nil {
-		for _, f := range replayed.Findings {
-			if matched[f.Identity()] || f.Synthetic {
+		for i, f := range replayed.Findings {
+			if matched.Has(replayedIDs[i]) || f.Synthetic {
 				continue
 			}
 			why, drift := replayedOnlyWhy(f, recorded)
-			out = append(out, Match{Finding: f, Source: SourceReplayed, Why: why, Drift: drift})
+			out = append(out, Match{Finding: f, ID: replayedIDs[i], Source: SourceReplayed, Why: why, Drift: drift})
 		}
 	}
 	return out

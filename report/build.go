@@ -2,9 +2,11 @@ package report
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/internal/idset"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/replay"
 )
@@ -14,7 +16,38 @@ import (
 // and the sentences that state them. It never fails: an input that could
 // not be read is a fact of the report, not an error of Build.
 func Build(inputs []InputResult, opts Options) *Report {
+	return build(inputs, opts, false)
+}
+
+// BuildTaking is Build for a report whose inputs no renderer reads again
+// (see ReadsSources): it takes the inputs' runs, letting each run's result
+// go as soon as its run is built, and leaves inputs' runs zero. At the end
+// of a long stream the runs' results and the report built from them are
+// each tens of MB; Build holds both whole at once, BuildTaking about one of
+// them. The report has no Sources, and the renderers that read them refuse
+// it.
+func BuildTaking(inputs []InputResult, opts Options) *Report {
+	return build(inputs, opts, true)
+}
+
+// ReadsSources reports whether the renderer of format reads the report's
+// Sources: the JSON report carries them, and JSON Lines are written from
+// them.
+func ReadsSources(format string) bool {
+	return format == FormatJSON || format == FormatJSONL
+}
+
+// errNoSources is what a renderer that reads Sources says of a report
+// BuildTaking made: rendered, it would state inputs without their runs.
+var errNoSources = errors.New("the report was built without keeping its inputs, which this format writes")
+
+func build(inputs []InputResult, opts Options, take bool) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Options: opts, Sources: inputs}
+	if take {
+		r.Sources, r.taken = nil, true
+	}
+	// Read before any run is taken.
+	r.Declarations = holdDeclarations(inputs, opts)
 	// Sized once: grown by appending, the runs of a large report would be
 	// copied over and over, and held with room to spare.
 	total := 0
@@ -26,6 +59,7 @@ func Build(inputs []InputResult, opts Options) *Report {
 		r.Runs, facts = make([]Run, 0, total), make([]runFacts, 0, total)
 	}
 	phrases := newInterner()
+	m := newMemo(opts.Declared)
 	for _, in := range inputs {
 		if in.NotRecording {
 			r.Skipped = append(r.Skipped, skippedInput(in))
@@ -33,6 +67,10 @@ func Build(inputs []InputResult, opts Options) *Report {
 		}
 		input := buildInput(in)
 		runs := inFirstLineOrder(in.Runs)
+		if take && len(runs) > 0 && &runs[0] != &in.Runs[0] {
+			// The sorted copy holds them now.
+			clear(in.Runs)
+		}
 		ids := map[string]bool{}
 		for _, rr := range runs {
 			ids[rr.RunID] = true
@@ -41,12 +79,15 @@ func Build(inputs []InputResult, opts Options) *Report {
 		if len(input.LostRuns) > 0 {
 			input.Notes = append(input.Notes, lostRunsNote(input.LostRuns))
 		}
-		for _, rr := range runs {
+		for k, rr := range runs {
+			if take {
+				runs[k] = RunResult{}
+			}
 			if rr.Input == "" {
 				rr.Input = input.Path
 			}
 			rr.Damage = append(append(inputDamage(in.Stats, rr), rr.Damage...), ledgerDamage(rr.Recorded)...)
-			run := buildRun(rr, input, opts)
+			run := buildRun(rr, input, opts, m)
 			// Held once from here: a million runs are each built before
 			// any is stated whole.
 			run.Headline = phrases.str(run.Headline)
@@ -59,7 +100,6 @@ func Build(inputs []InputResult, opts Options) *Report {
 		}
 		r.Inputs = append(r.Inputs, input)
 	}
-	r.Declarations = holdDeclarations(r, inputs, opts)
 	foldCopies(r, facts)
 	linkRuns(r)
 	for i := range r.Runs {
@@ -148,7 +188,7 @@ func eventsPointer(format string) string {
 }
 
 // buildRun judges one run.
-func buildRun(rr RunResult, input Input, opts Options) Run {
+func buildRun(rr RunResult, input Input, opts Options, m *memo) Run {
 	run := Run{
 		Input:         rr.Input,
 		RunID:         rr.RunID,
@@ -164,7 +204,8 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		Damage:        sortDamage(rr.Damage),
 		explain:       rr.Explain,
 	}
-	rec := buildSide("Ledger", true, rr.Recorded, rr.Events)
+	recIDs, repIDs := replay.Identities(rr.Recorded), replay.Identities(rr.Replayed)
+	rec := buildSide("Ledger", true, rr.Recorded, recIDs, rr.Events, m)
 	run.Recorded = &rec
 	if rr.Replayed != nil {
 		for _, s := range rr.Replayed.Lost {
@@ -173,30 +214,30 @@ func buildRun(rr RunResult, input Input, opts Options) Run {
 		run.Damage = sortDamage(run.Damage)
 	}
 	if rr.Replayed != nil {
-		side := buildSide("Replayed ledger", false, rr.Replayed, rr.Events)
-		markAbsentTools(&side, opts.Declared, rr)
+		side := buildSide("Replayed ledger", false, rr.Replayed, repIDs, rr.Events, m)
+		markAbsentTools(&side, m.arms, rr)
 		run.Replayed = &side
 		run.Excused = rr.Replayed.Excused
 	}
-	all := collectFindings(rr.Recorded, rr.Replayed)
+	all := collectFindings(rr.Recorded, rr.Replayed, recIDs, repIDs)
 
-	defects, advisories, drift := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	var defects, advisories, drift idset.Set
 	for _, f := range all {
 		if f.Synthetic {
 			continue
 		}
 		if f.Advisory {
-			advisories[f.Identity] = true
+			advisories.Add(f.Identity)
 		} else {
-			defects[f.Identity] = true
+			defects.Add(f.Identity)
 		}
 		// Only a disagreement between two sides that could both judge is
 		// drift, not a replay that lacked input or a check unarmed live.
 		if f.Drift {
-			drift[f.Identity] = true
+			drift.Add(f.Identity)
 		}
 	}
-	run.Defects, run.Advisories, run.Drift = len(defects), len(advisories), len(drift)
+	run.Defects, run.Advisories, run.Drift = defects.Len(), advisories.Len(), drift.Len()
 
 	// Without a kind filter every finding matches: the list is all's,
 	// held once (clipped, so that nothing appends into all).
@@ -282,17 +323,17 @@ func gate(run *Run, opts Options) Verdict {
 
 // buildSide derives counts, coverage and the ledger rows from one source of
 // evidence.
-func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Side {
+func buildSide(label string, recorded bool, ev *replay.Evidence, ids []string, events int, m *memo) Side {
 	if ev == nil {
 		ev = &replay.Evidence{}
 	}
 	s := Side{IntegrityEvents: ev.IntegrityEvents, Encounters: ev.Encounters}
-	defects, advisories := map[string]bool{}, map[string]bool{}
+	var defects, advisories idset.Set
 	// ledgerCounted is how many filed findings a ledger row also counts as
 	// failing encounters: every defect, and the advisories of checks whose
 	// every finding is an advisory (a doubt advisory is noted as a pass).
 	ledgerCounted, findingEvents := 0, 0
-	for _, f := range ev.Findings {
+	for i, f := range ev.Findings {
 		n := f.Events()
 		findingEvents += n
 		switch {
@@ -300,26 +341,26 @@ func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Sid
 			s.Synthetic += n
 		case f.Advisory:
 			s.AdvisoryEvents += n
-			advisories[f.Identity()] = true
+			advisories.Add(ids[i])
 			if checks.AdvisoryOnly(f.Kind, f.Seam) {
 				ledgerCounted += n
 			}
 		default:
 			s.DefectEvents += n
-			defects[f.Identity()] = true
+			defects.Add(ids[i])
 			ledgerCounted += n
 		}
 	}
-	s.Defects, s.Advisories = len(defects), len(advisories)
+	s.Defects, s.Advisories = defects.Len(), advisories.Len()
 
 	if d := ev.Disposition; d != nil {
 		s.HasDisposition = true
 		s.Dispositions = max(1, ev.IntegrityEvents-findingEvents)
 		s.Posture, s.WorkExisted, s.RowsMalformed = d.Posture, d.WorkExisted, d.RowsMalformed
 		if d.Rows != nil {
-			s.Rows = make([]Row, 0, len(d.Rows))
+			s.Rows = m.rowsFor(recorded, len(d.Rows))
 			for _, cr := range d.Rows {
-				row := buildRow(cr, d.WorkExisted)
+				row := buildRow(cr, d.WorkExisted, m)
 				s.RowFindings += cr.Findings
 				s.Checked += cr.Checked
 				s.NotApplicable += cr.NotApplicable
@@ -359,12 +400,12 @@ func buildSide(label string, recorded bool, ev *replay.Evidence, events int) Sid
 	s.EvidenceMissing = recorded && s.RowFindings > 0 && s.DefectEvents+s.AdvisoryEvents == 0
 	s.Reconcile = ledgerCounted > 0 && s.RowFindings > int64(ledgerCounted)
 	s.Unmeasured = s.Coverage.Unmeasured() || len(s.NeverRan) > 0
-	s.Ledger = ledgerSentence(label, &s)
+	s.Ledger = m.ledgerSentence(label, &s)
 	return s
 }
 
 // buildRow classifies a ledger row and words its facts.
-func buildRow(cr checks.Row, workExisted bool) Row {
+func buildRow(cr checks.Row, workExisted bool, m *memo) Row {
 	row := Row{Row: cr}
 	switch {
 	case cr.Checked > 0:
@@ -377,7 +418,7 @@ func buildRow(cr checks.Row, workExisted bool) Row {
 	if cr.LastFiredAt != nil {
 		row.LastFired, _ = isoMillis(*cr.LastFiredAt)
 	}
-	row.Parts = rowParts(row, workExisted)
+	row.Parts = m.rowParts(row, workExisted)
 	return row
 }
 
@@ -385,44 +426,54 @@ func buildRow(cr checks.Row, workExisted bool) Row {
 // real findings in filing order (each marked with its reconciliation when a
 // replay exists), then findings only the replay filed, then synthetic
 // canaries, which are shown but never counted.
-func collectFindings(recorded, replayed *replay.Evidence) []Finding {
+func collectFindings(recorded, replayed *replay.Evidence, recordedIDs, replayedIDs []string) []Finding {
 	var out, synthetic []Finding
-	byID := map[string]replay.Match{}
+	// The matches of recorded findings, an identity once each (Reconcile
+	// keeps a recorded identity's first finding), found by identity; and
+	// the replay's first finding of each identity.
+	var ofRecorded []replay.Match
 	var replayedOnly []replay.Match
-	filedByReplay := map[string]*checks.Finding{}
+	filedByReplay := idset.NewIndex(replayedIDs)
 	if replayed != nil {
-		for i := range replayed.Findings {
-			f := &replayed.Findings[i]
-			if _, ok := filedByReplay[f.Identity()]; !ok {
-				filedByReplay[f.Identity()] = f
-			}
-		}
-		for _, m := range replay.Reconcile(recorded, replayed) {
+		for _, m := range replay.ReconcileByID(recorded, replayed, recordedIDs, replayedIDs) {
 			if m.Source == replay.SourceReplayed {
 				replayedOnly = append(replayedOnly, m)
 				continue
 			}
-			byID[m.Finding.Identity()] = m
+			ofRecorded = append(ofRecorded, m)
 		}
 	}
+	matchIDs := make([]string, len(ofRecorded))
+	for i := range ofRecorded {
+		matchIDs[i] = ofRecorded[i].ID
+	}
+	byID := idset.NewIndex(matchIDs)
+	// Sized once: every recorded finding is listed, and each replayed-only
+	// one.
+	if n := len(recordedIDs) + len(replayedOnly); n > 0 {
+		out = make([]Finding, 0, n)
+	}
 	if recorded != nil {
-		for _, f := range recorded.Findings {
-			lf := Finding{Finding: f, Identity: f.Identity(), Source: replay.SourceRecorded}
+		for i, f := range recorded.Findings {
+			lf := Finding{Finding: f, Identity: recordedIDs[i], Source: replay.SourceRecorded}
 			if f.Synthetic {
 				synthetic = append(synthetic, lf)
 				continue
 			}
-			if m, ok := byID[lf.Identity]; ok {
+			if at, ok := byID.Of(lf.Identity); ok {
+				m := &ofRecorded[at]
 				lf.Source, lf.Why, lf.Drift = m.Source, m.Why, m.Drift
 				if m.Source == replay.SourceBoth {
-					lf.Replay = filedByReplay[lf.Identity]
+					if j, ok := filedByReplay.Of(lf.Identity); ok {
+						lf.Replay = &replayed.Findings[j]
+					}
 				}
 			}
 			out = append(out, lf)
 		}
 	}
 	for _, m := range replayedOnly {
-		out = append(out, Finding{Finding: m.Finding, Identity: m.Finding.Identity(), Source: m.Source, Why: m.Why, Drift: m.Drift})
+		out = append(out, Finding{Finding: m.Finding, Identity: m.ID, Source: m.Source, Why: m.Why, Drift: m.Drift})
 	}
 	return append(out, synthetic...)
 }
@@ -430,6 +481,25 @@ func collectFindings(recorded, replayed *replay.Evidence) []Finding {
 // linkRuns finds runs split across inputs and groups runs by session into
 // conversations, turns in report order.
 func linkRuns(r *Report) {
+	if !sameInput(r.Runs) {
+		linkInputs(r)
+	}
+	linkSessions(r)
+}
+
+// sameInput reports whether every run is of one input, when no run id
+// can be in two.
+func sameInput(runs []Run) bool {
+	for i := range runs {
+		if runs[i].Input != runs[0].Input {
+			return false
+		}
+	}
+	return true
+}
+
+// linkInputs names, on each run, the other inputs its run id is in.
+func linkInputs(r *Report) {
 	// One list of inputs per run id, shared by its runs: a run id in
 	// thousands of inputs must not give each of its runs a list of all
 	// the others, which would make the report quadratic in the inputs.
@@ -459,6 +529,11 @@ func linkRuns(r *Report) {
 		}
 		run.AlsoInMore = len(others) - 1 - len(run.AlsoIn)
 	}
+}
+
+// linkSessions groups runs by session into conversations, turns in report
+// order.
+func linkSessions(r *Report) {
 	bySession := map[string]int{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
@@ -508,3 +583,90 @@ var registeredRowKeys = func() map[[2]string]string {
 	}
 	return m
 }()
+
+// memo holds what a report says alike of many runs, made once for the
+// report: the declarations' arming of each check, and the phrases of the
+// ledger rows that count alike. A long stream's runs repeat the same few
+// rows, and wording each again was most of what building its report
+// allocated.
+type memo struct {
+	arms    *arming
+	parts   map[partsKey][]string
+	ledgers map[ledgerKey]string
+	// rows are where the ledger rows of the run being built are worded,
+	// the recorded side's and the replay's: most runs' ledgers are one
+	// of a few the interner holds already, and what it does not hold it
+	// copies out (interner.side).
+	rows [2][]Row
+}
+
+// rowsFor is the empty list the rows of the side being built go in, with
+// room for n.
+func (m *memo) rowsFor(recorded bool, n int) []Row {
+	i := 0
+	if !recorded {
+		i = 1
+	}
+	// Never nil, even for none: a ledger with no rows is not one without
+	// rows (ledgerSentence).
+	if m.rows[i] == nil || cap(m.rows[i]) < n {
+		m.rows[i] = make([]Row, 0, max(n, 2*cap(m.rows[i])))
+	}
+	clear(m.rows[i][:cap(m.rows[i])])
+	return m.rows[i][:0]
+}
+
+// partsKey is what rowParts reads of a row that never fired.
+type partsKey struct {
+	state                                                    RowState
+	checked, findings, notApplicable, unreachable, synthetic int64
+	workExisted                                              bool
+}
+
+// maxMemoParts bounds the phrases remembered: past it (a hostile ledger
+// with counts all different) rows are worded one by one.
+const maxMemoParts = 1 << 12
+
+func newMemo(decl *checks.Declarations) *memo {
+	return &memo{arms: newArming(decl), parts: map[partsKey][]string{}, ledgers: map[ledgerKey]string{}}
+}
+
+// ledgerKey is what ledgerSentence reads of a side.
+type ledgerKey struct {
+	label, posture                       string
+	disposition, malformed, noRows, work bool
+	rows, checking                       int
+	checked                              int64
+}
+
+// ledgerSentence is ledgerSentence(label, s), one string for sides that
+// count alike.
+func (m *memo) ledgerSentence(label string, s *Side) string {
+	k := ledgerKey{label: label, posture: s.Posture, disposition: s.HasDisposition, malformed: s.RowsMalformed,
+		noRows: s.Rows == nil, work: s.WorkExisted, rows: len(s.Rows), checking: s.Checking, checked: s.Checked}
+	if l, ok := m.ledgers[k]; ok {
+		return l
+	}
+	l := ledgerSentence(label, s)
+	if len(m.ledgers) < maxMemoParts {
+		m.ledgers[k] = l
+	}
+	return l
+}
+
+// rowParts is rowParts(r, workExisted), the same list for rows that count
+// alike. The list is clipped: a row that adds a part copies it.
+func (m *memo) rowParts(r Row, workExisted bool) []string {
+	if r.LastFiredAt != nil {
+		return rowParts(r, workExisted)
+	}
+	k := partsKey{r.State, r.Checked, r.Findings, r.NotApplicable, r.Unreachable, r.Synthetic, workExisted}
+	if p, ok := m.parts[k]; ok {
+		return p
+	}
+	p := slices.Clip(rowParts(r, workExisted))
+	if len(m.parts) < maxMemoParts {
+		m.parts[k] = p
+	}
+	return p
+}

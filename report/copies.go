@@ -585,7 +585,12 @@ func (c *RunCopy) line() int64 {
 
 // factsOf reads what the copy rule needs of a run as built.
 func factsOf(rr RunResult, run *Run, format string, input int) runFacts {
-	f := runFacts{print: rr.Print, format: format, input: input, sides: [2]*replay.Evidence{rr.Recorded, rr.Replayed}, ownDefects: run.Verdict == VerdictDefects}
+	f := runFacts{print: rr.Print, format: format, input: input, ownDefects: run.Verdict == VerdictDefects}
+	if rr.Print != nil {
+		// Only a run with a print is ever compared (foldCopies); any
+		// other's evidence is not held for it.
+		f.sides = [2]*replay.Evidence{rr.Recorded, rr.Replayed}
+	}
 	if rr.Recorded != nil {
 		f.hasLedger = rr.Recorded.Disposition != nil
 		f.integrity = rr.Recorded.IntegrityEvents

@@ -152,7 +152,7 @@ func editDistance(a, b string, limit int) (int, bool) {
 
 // holdDeclarations finds the declared names no run showed, with the nearest
 // name the runs do show.
-func holdDeclarations(r *Report, inputs []InputResult, opts Options) *DeclarationsReport {
+func holdDeclarations(inputs []InputResult, opts Options) *DeclarationsReport {
 	if opts.Declared == nil {
 		return nil
 	}
@@ -270,26 +270,59 @@ func armingTools(decl *checks.Declarations, kind, seam string) []string {
 	return out
 }
 
+// arming is what the declarations arm, check by check: the tools that arm
+// each and the row part saying none of them appeared in a run. Both depend
+// on the declarations alone, so a report makes them once, not for every
+// row of every run.
+type arming struct {
+	decl  *checks.Declarations
+	byKey map[string]armedThrough
+}
+
+// armedThrough is one check's arming; tools is nil when the declarations do
+// not arm it through tools.
+type armedThrough struct {
+	tools []string
+	part  string
+}
+
+func newArming(decl *checks.Declarations) *arming {
+	return &arming{decl: decl, byKey: map[string]armedThrough{}}
+}
+
+func (a *arming) of(kind, seam string) armedThrough {
+	k := checks.Key(kind, seam)
+	if e, ok := a.byKey[k]; ok {
+		return e
+	}
+	var e armedThrough
+	if tools := armingTools(a.decl, kind, seam); len(tools) > 0 && declarationsArm(a.decl, kind, seam) {
+		which := "which never appeared in this run"
+		if len(tools) > 1 {
+			which = "none of which appeared in this run"
+		}
+		e = armedThrough{tools: tools, part: fmt.Sprintf("⚠ armed for %s, %s: nothing was judged against the declarations, so this is not a pass", strings.Join(tools, ", "), which)}
+	}
+	a.byKey[k] = e
+	return e
+}
+
 // markAbsentTools marks each replayed row whose check the declarations arm
 // through tools none of which appeared in the run: such a row did not judge
 // and pass, it had nothing of its own to judge.
-func markAbsentTools(side *Side, decl *checks.Declarations, rr RunResult) {
+func markAbsentTools(side *Side, a *arming, rr RunResult) {
 	tools := rr.Tools
-	if side == nil || decl == nil || !rr.ToolsRead {
+	if side == nil || a.decl == nil || !rr.ToolsRead {
 		return
 	}
 	for i := range side.Rows {
 		row := &side.Rows[i]
-		arming := armingTools(decl, row.Check, row.Seam)
-		if len(arming) == 0 || !declarationsArm(decl, row.Check, row.Seam) || slices.ContainsFunc(arming, func(t string) bool { return slices.Contains(tools, t) }) {
+		e := a.of(row.Check, row.Seam)
+		if e.tools == nil || slices.ContainsFunc(e.tools, func(t string) bool { return slices.Contains(tools, t) }) {
 			continue
 		}
-		row.ToolsAbsent = arming
-		which := "which never appeared in this run"
-		if len(arming) > 1 {
-			which = "none of which appeared in this run"
-		}
-		row.Parts = append(row.Parts, fmt.Sprintf("⚠ armed for %s, %s: nothing was judged against the declarations, so this is not a pass", strings.Join(arming, ", "), which))
+		row.ToolsAbsent = e.tools
+		row.Parts = append(row.Parts, e.part)
 	}
 }
 

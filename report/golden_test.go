@@ -143,6 +143,12 @@ func addReplay(t *testing.T, in []InputResult) {
 
 func buildGolden(t *testing.T, gc goldenCase) *Report {
 	t.Helper()
+	return Build(goldenInputs(t, gc), testOptions(gc.opts))
+}
+
+// goldenInputs reads a golden case's inputs, tweaked.
+func goldenInputs(t *testing.T, gc goldenCase) []InputResult {
+	t.Helper()
 	var inputs []InputResult
 	for _, name := range gc.inputs {
 		in := readTestInput(t, filepath.Join(fixtureDir, name), name)
@@ -154,7 +160,7 @@ func buildGolden(t *testing.T, gc goldenCase) *Report {
 	if gc.tweak != nil {
 		gc.tweak(t, inputs)
 	}
-	return Build(inputs, testOptions(gc.opts))
+	return inputs
 }
 
 func TestGolden(t *testing.T) {

@@ -110,7 +110,9 @@ func rowsKey(b []byte, rows []Row) []byte {
 	return b
 }
 
-// side interns what a side's rows and summary say.
+// side interns what a side's rows and summary say. The rows are worded
+// in the builder's scratch list (memo.rowsFor): the side is handed the
+// interned ledger, or a copy of its own.
 func (in *interner) side(s *Side) {
 	if s == nil {
 		return
@@ -120,6 +122,9 @@ func (in *interner) side(s *Side) {
 	s.Ledger = in.str(s.Ledger)
 	s.Posture = in.str(s.Posture)
 	if len(s.Rows) == 0 {
+		if s.Rows != nil {
+			s.Rows = []Row{}
+		}
 		return
 	}
 	key := rowsKey(in.rowsKey[:0], s.Rows)
@@ -128,15 +133,15 @@ func (in *interner) side(s *Side) {
 		s.Rows = t
 		return
 	}
+	// Rows are only read once built, and clipped so that an append
+	// copies them.
+	s.Rows = slices.Clip(slices.Clone(s.Rows))
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		r.Parts = in.list(r.Parts)
 		r.ToolsAbsent = in.list(r.ToolsAbsent)
 		r.LastFired = in.str(r.LastFired)
 	}
-	// Rows are only read once built, and clipped so that an append
-	// copies them.
-	s.Rows = slices.Clip(s.Rows)
 	if len(in.rows) < internCap {
 		in.rows[string(key)] = s.Rows
 	}

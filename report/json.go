@@ -314,6 +314,9 @@ type jsonConversation struct {
 // two-space indent, no HTML escaping (strings stay as recorded), and a
 // final newline.
 func RenderJSON(w io.Writer, r *Report) error {
+	if r.taken {
+		return errNoSources
+	}
 	s := newJSONStream(w)
 	out := jsonReport{
 		SchemaVersion: r.SchemaVersion,

@@ -136,6 +136,9 @@ func (j *JSONLWriter) Summary(r *Report) error {
 // RenderJSONL writes the report as JSON Lines: what a stream of its inputs
 // gives, line for line.
 func RenderJSONL(w io.Writer, r *Report) error {
+	if r.taken {
+		return errNoSources
+	}
 	j := NewJSONLWriter(w, r.Options)
 	for _, in := range r.Sources {
 		if err := j.Input(in); err != nil {

@@ -156,8 +156,10 @@ type Report struct {
 	// Baseline is what Options.Baseline did; nil without a baseline.
 	Baseline *BaselineReport
 	// Sources are the inputs Build judged, as read; the JSON report carries
-	// them so that it can be read back and judged again (saved.go).
+	// them so that it can be read back and judged again (saved.go). Nil
+	// when BuildTaking made the report, which taken says.
 	Sources []InputResult
+	taken   bool
 	// Provenance is how Sources were produced; the CLI sets it.
 	Provenance Provenance
 	// Declarations holds the declarations file against the recordings;

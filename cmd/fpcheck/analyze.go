@@ -227,7 +227,19 @@ func analyzeRun(o *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := report.Build(j.inputs, opts)
+	// Unless a report written from them is asked for, the runs' results
+	// are let go as the report is built from them: at the end of a long
+	// stream each is tens of MB.
+	rendered := specs
+	if stream != nil {
+		rendered = specs[1:]
+	}
+	build := report.BuildTaking
+	if slices.ContainsFunc(rendered, func(s outputSpec) bool { return report.ReadsSources(s.Format) }) {
+		build = report.Build
+	}
+	rep := build(j.inputs, opts)
+	j.inputs = nil
 	for _, e := range excluded {
 		rep.Exclude(e.Path, e.Pattern)
 	}
