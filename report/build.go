@@ -205,8 +205,8 @@ func buildRun(rr RunResult, input Input, opts Options, m *memo) Run {
 		explain:       rr.Explain,
 	}
 	recIDs, repIDs := replay.Identities(rr.Recorded), replay.Identities(rr.Replayed)
-	rec := buildSide("Ledger", true, rr.Recorded, recIDs, rr.Events, m)
-	run.Recorded = &rec
+	run.Recorded = m.side(true)
+	*run.Recorded = buildSide("Ledger", true, rr.Recorded, recIDs, rr.Events, m)
 	if rr.Replayed != nil {
 		for _, s := range rr.Replayed.Lost {
 			run.Damage = append(run.Damage, Damage{Cause: DamageLostFinding, Charged: true, Detail: s})
@@ -214,9 +214,9 @@ func buildRun(rr RunResult, input Input, opts Options, m *memo) Run {
 		run.Damage = sortDamage(run.Damage)
 	}
 	if rr.Replayed != nil {
-		side := buildSide("Replayed ledger", false, rr.Replayed, repIDs, rr.Events, m)
-		markAbsentTools(&side, m.arms, rr)
-		run.Replayed = &side
+		run.Replayed = m.side(false)
+		*run.Replayed = buildSide("Replayed ledger", false, rr.Replayed, repIDs, rr.Events, m)
+		markAbsentTools(run.Replayed, m.arms, rr)
 		run.Excused = rr.Replayed.Excused
 	}
 	all := collectFindings(rr.Recorded, rr.Replayed, recIDs, repIDs)
@@ -593,11 +593,20 @@ type memo struct {
 	arms    *arming
 	parts   map[partsKey][]string
 	ledgers map[ledgerKey]string
-	// rows are where the ledger rows of the run being built are worded,
-	// the recorded side's and the replay's: most runs' ledgers are one
-	// of a few the interner holds already, and what it does not hold it
-	// copies out (interner.side).
-	rows [2][]Row
+	// sides and rows are where the sides of the run being built and
+	// their ledger rows are made, the recorded side's and the replay's:
+	// most runs' are one of a few the interner holds already, and what it
+	// does not hold it copies out (interner.side, interner.same).
+	sides [2]Side
+	rows  [2][]Row
+}
+
+// side is where the side being built goes.
+func (m *memo) side(recorded bool) *Side {
+	if recorded {
+		return &m.sides[0]
+	}
+	return &m.sides[1]
 }
 
 // rowsFor is the empty list the rows of the side being built go in, with

@@ -154,7 +154,8 @@ func (in *interner) run(r *Run) {
 }
 
 // same returns a side handed out before that says exactly what s says,
-// else s, which is then kept. A side is only read once its run is built.
+// else a copy of s, which is then kept: s is the builder's (memo.side).
+// A side is only read once its run is built.
 func (in *interner) same(recorded bool, s *Side) *Side {
 	if s == nil {
 		return nil
@@ -170,8 +171,10 @@ func (in *interner) same(recorded bool, s *Side) *Side {
 			return t
 		}
 	}
+	c := new(Side)
+	*c = *s
 	if len(kept) < sidesPerKey && (len(kept) > 0 || len(in.sides) < internCap) {
-		in.sides[k] = append(kept, s)
+		in.sides[k] = append(kept, c)
 	}
-	return s
+	return c
 }
