@@ -52,11 +52,13 @@ func ValidateClaims(declared []ClaimDecl, rows []ClaimRow, answer string, answer
 	out := make([]AnswerCheck, 0, len(declared))
 	var parsed *jsonNode
 	problem := ""
+	a := borrowArena()
+	defer a.release()
 	switch {
 	case !answerKnown:
 		problem = "answer-not-recorded"
 	default:
-		n, err := parseJSONText(answer)
+		n, err := a.parseText(answer)
 		if err != nil || (n.kind != 'o' && n.kind != 'a') {
 			problem = "answer-not-json: the answer is not a JSON object or array"
 		} else {
@@ -69,12 +71,14 @@ func ValidateClaims(declared []ClaimDecl, rows []ClaimRow, answer string, answer
 			out = append(out, answerRow(id, Unreachable, problem))
 			continue
 		}
-		out = append(out, validateClaim(id, c, rows, parsed))
+		out = append(out, validateClaim(a, id, c, rows, parsed))
 	}
 	return out
 }
 
-func validateClaim(id string, c ClaimDecl, rows []ClaimRow, answer *jsonNode) AnswerCheck {
+// validateClaim validates one claim; the readings it parses are lent by
+// a, as the answer's tree is.
+func validateClaim(a *nodeArena, id string, c ClaimDecl, rows []ClaimRow, answer *jsonNode) AnswerCheck {
 	claimed := readPath(answer, c.AnswerField)
 	if claimed == nil {
 		return answerRow(id, NotApplicable, "field-absent: the answer leaves the field out")
@@ -91,7 +95,7 @@ func validateClaim(id string, c ClaimDecl, rows []ClaimRow, answer *jsonNode) An
 	var contradicted int
 	why := ""
 	for _, r := range readings {
-		n, err := parseJSONNode(r.Value)
+		n, err := a.parse(r.Value)
 		if err != nil {
 			malformed++
 			continue

@@ -97,6 +97,12 @@ func parseJSONText(s string) (*jsonNode, error) {
 // parseNode parses b, whose text s also is: strings without escapes are
 // cut out of s instead of copied one by one.
 func parseNode(b []byte, s string) (*jsonNode, error) {
+	return parseNodeIn(nil, b, s)
+}
+
+// parseNodeIn is parseNode with the tree's nodes and containers lent by
+// a, or allocated when a is nil.
+func parseNodeIn(a *nodeArena, b []byte, s string) (*jsonNode, error) {
 	start := skipJSONSpace(b, 0)
 	// Validate the whole value first, with no depth limit but the input's
 	// length, as the token reader had none; the walk below then only reads.
@@ -109,7 +115,7 @@ func parseNode(b []byte, s string) (*jsonNode, error) {
 	if k := skipJSONSpace(b, end); k < len(b) {
 		return nil, errTrailingData
 	}
-	p := nodeParser{b: b[:end], s: s[:end]}
+	p := nodeParser{b: b[:end], s: s[:end], arena: a}
 	n, _, err := p.value(start)
 	if err != nil {
 		return nil, err
@@ -127,6 +133,8 @@ type nodeParser struct {
 	nextLen int
 	members []jsonMember
 	items   []*jsonNode
+	// arena, when set, lends the nodes and the containers' lists.
+	arena *nodeArena
 }
 
 // maxSlab bounds a slab: slabs double from 8 nodes, so a small value wastes
@@ -134,6 +142,9 @@ type nodeParser struct {
 const maxSlab = 512
 
 func (p *nodeParser) node() *jsonNode {
+	if p.arena != nil {
+		return p.arena.node()
+	}
 	if len(p.slab) == 0 {
 		switch {
 		case p.nextLen == 0:
@@ -279,7 +290,7 @@ func (p *nodeParser) object(i int) (*jsonNode, int, error) {
 		if i >= len(p.b) || p.b[i] != '}' {
 			return nil, i, errMalformed
 		}
-		n.members = append([]jsonMember(nil), p.members[base:]...)
+		n.members = p.keepMembers(p.members[base:])
 		n.index = index
 		clear(p.members[base:])
 		p.members = p.members[:base]
@@ -309,11 +320,27 @@ func (p *nodeParser) array(i int) (*jsonNode, int, error) {
 		if i >= len(p.b) || p.b[i] != ']' {
 			return nil, i, errMalformed
 		}
-		n.items = append([]*jsonNode(nil), p.items[base:]...)
+		n.items = p.keepItems(p.items[base:])
 		clear(p.items[base:])
 		p.items = p.items[:base]
 		return n, i + 1, nil
 	}
+}
+
+// keepMembers is a container's own copy of ms.
+func (p *nodeParser) keepMembers(ms []jsonMember) []jsonMember {
+	if p.arena != nil {
+		return lend(&p.arena.members, ms)
+	}
+	return append([]jsonMember(nil), ms...)
+}
+
+// keepItems is a container's own copy of items.
+func (p *nodeParser) keepItems(items []*jsonNode) []*jsonNode {
+	if p.arena != nil {
+		return lend(&p.arena.items, items)
+	}
+	return append([]*jsonNode(nil), items...)
 }
 
 // skipJSONSpace returns the index of the first byte at or after i that is

@@ -145,18 +145,35 @@ func diffNode(want *refNode, got *jsonNode) string {
 	return ""
 }
 
+// testArena is reused from input to input, as a pooled arena is: a tree
+// parsed in it after a reset must not see anything of the trees before.
+var testArena nodeArena
+
 // agreeWithReference fails t unless parseJSONNode and parseJSONText give
-// the reference's answer on in.
+// the reference's answer on in, allocated or lent by an arena.
 func agreeWithReference(t *testing.T, in []byte) {
 	t.Helper()
 	want, wantErr := parseRefNode(in)
-	for _, via := range []string{"bytes", "text"} {
+	for _, via := range []string{"bytes", "text", "arena", "arena text"} {
 		var got *jsonNode
 		var err error
-		if via == "bytes" {
+		switch via {
+		case "bytes":
 			got, err = parseJSONNode(in)
-		} else {
+		case "text":
 			got, err = parseJSONText(string(in))
+		case "arena":
+			testArena.reset()
+			got, err = testArena.parse(in)
+		default:
+			// A second tree in the same arena leaves the first as it was.
+			first, _ := testArena.parse(in)
+			got, err = testArena.parseText(string(in))
+			if first != nil && got != nil && err == nil {
+				if d := diffNode(want, first); d != "" {
+					t.Fatalf("%s %q: the first tree changed: $%s", via, clipBytes(in), d)
+				}
+			}
 		}
 		if (err == nil) != (wantErr == nil) {
 			t.Fatalf("%s %q: error %v, the reference's %v", via, clipBytes(in), err, wantErr)

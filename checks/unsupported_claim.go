@@ -187,7 +187,9 @@ func ledgerProvenance(r ClaimRow, withMeasured bool) string {
 // declaration order.
 func unsupportedClaimsOf(declared []ClaimDecl, rows []ClaimRow, answer json.RawMessage, epoch int64) []Verdict {
 	out := make([]Verdict, 0, len(declared))
-	parsed, err := parseJSONNode(answer)
+	a := borrowArena()
+	defer a.release()
+	parsed, err := a.parse(answer)
 	if err != nil || (parsed.kind != 'o' && parsed.kind != 'a') {
 		for _, c := range declared {
 			out = append(out, UnreachableBecause(fmt.Sprintf("the final answer of iteration %d is not a JSON object, so claim '%s' cannot be read from it", epoch, c.AnswerField)))
@@ -195,12 +197,14 @@ func unsupportedClaimsOf(declared []ClaimDecl, rows []ClaimRow, answer json.RawM
 		return out
 	}
 	for _, c := range declared {
-		out = append(out, judgeOneClaim(c, rows, parsed, epoch))
+		out = append(out, judgeOneClaim(a, c, rows, parsed, epoch))
 	}
 	return out
 }
 
-func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) Verdict {
+// judgeOneClaim judges one claim; the readings it parses are lent by a,
+// as the answer's tree is, and nothing of them outlives the verdict.
+func judgeOneClaim(a *nodeArena, c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) Verdict {
 	claimed := readPath(answer, c.AnswerField)
 	if claimed == nil {
 		return NotApplicableVerdict()
@@ -210,7 +214,7 @@ func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) 
 		return UnreachableBecause(fmt.Sprintf("no tool settled %s(%s) before the answer of iteration %d, so claim '%s' has nothing to be checked against", c.Field, c.Entity, epoch, c.AnswerField))
 	}
 	settledRow := matching[len(matching)-1]
-	settledNode, err := parseJSONNode(settledRow.Value)
+	settledNode, err := a.parse(settledRow.Value)
 	if err != nil {
 		return UnreachableBecause(fmt.Sprintf("the settled reading of %s(%s) (%s) is not readable JSON, so claim '%s' cannot be checked", c.Field, c.Entity, ledgerProvenance(settledRow, true), c.AnswerField))
 	}
@@ -258,7 +262,7 @@ func judgeOneClaim(c ClaimDecl, rows []ClaimRow, answer *jsonNode, epoch int64) 
 	superseded := ""
 	for _, r := range matching[:len(matching)-1] {
 		v := r.Value
-		if n, err := parseJSONNode(r.Value); err == nil {
+		if n, err := a.parse(r.Value); err == nil {
 			v = rawOf(n)
 			if earlier, st := readingOf(n); st == readingValue && superseded == "" && compareNodes(claimedValue, earlier).Outcome == Agrees {
 				superseded = ledgerProvenance(r, false)
@@ -314,7 +318,9 @@ func judgeClaims(v ClaimView, d *Declarations) []Verdict {
 // semantics) into claim readings: each facts column other than entity, then
 // each series point, in the order written.
 func ClaimRowsOf(semantics json.RawMessage, toolName, toolCallID string, iteration int64) []ClaimRow {
-	env, err := parseJSONNode(semantics)
+	a := borrowArena()
+	defer a.release()
+	env, err := a.parse(semantics)
 	if err != nil || env.kind != 'o' {
 		return nil
 	}
