@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"unsafe"
+
+	"github.com/fpcheck/fpcheck/internal/prefault"
 )
 
 // splitter groups events into runs by meta.runId and hands runs over in the
@@ -101,6 +103,7 @@ func (sp *splitter) reserve(n int64) {
 	for _, rs := range sp.live {
 		if r := rs.run; int64(cap(r.Events)) < n {
 			r.Events = slices.Grow(r.Events, int(n)-len(r.Events))
+			prefault.Slice(r.Events)
 		}
 	}
 }
@@ -272,7 +275,13 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	if sp.overLimit(rs) {
 		return continued, sp.stop(rs, ev.Type, sp.tooBig(id))
 	}
+	// An array the run's events start or move into is written before
+	// anything reads it (see prefault).
+	fresh := len(r.Events) == 0 || len(r.Events) == cap(r.Events)
 	r.Events = append(r.Events, ev)
+	if fresh {
+		prefault.Slice(r.Events)
+	}
 	if rs.late && rs.fold == nil && rs.bytes >= sp.lateBytes {
 		// A run that still waits is fed up to its first event that asks
 		// the book; one that may go on, everything collected.

@@ -3,6 +3,9 @@ package recording
 import (
 	"bytes"
 	"hash/maphash"
+	"unsafe"
+
+	"github.com/fpcheck/fpcheck/internal/prefault"
 )
 
 // verdicts remembers the payloads one decoder has validated in the run it
@@ -107,6 +110,7 @@ func (c *verdicts) line(n int) {
 	c.fresh = nil
 	if c.sets == nil && (c.eager || c.seen >= verdictWarmup) {
 		c.sets = new([verdictSets][verdictWays]verdict)
+		prefault.Memory(unsafe.Pointer(c.sets), unsafe.Sizeof(*c.sets))
 		c.seed = maphash.MakeSeed()
 	}
 }
