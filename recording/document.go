@@ -58,8 +58,11 @@ func (l *loader) readDocument(src *source) error {
 	l.split.holdLast = true
 	l.split.fold = l.opts.Fold
 	s := newScanner(src.br, l.opts.MaxNesting)
-	if l.spec != nil {
+	switch {
+	case l.spec != nil:
 		s.spec, s.skip = l.spec, src.skip
+	case l.lateSpec != nil:
+		s.lend, s.skip, s.askEvery = l.lateSpec, src.skip, l.opts.spareBytes
 	}
 	w.outer = s
 	err := w.top(s)

@@ -44,6 +44,13 @@ type scanner struct {
 	// without reading them, newlines of them being newlines.
 	spec *speculator
 	skip func(n, newlines int64) error
+	// lend, when set and spec is not, is asked every askEvery bytes
+	// validated whether a speculator can start now that a core has come
+	// free (see loader.lateSpec); askAt is the offset of the next
+	// question.
+	lend     func(at int64) *speculator
+	askEvery int64
+	askAt    int64
 	// legacy selects the byte-at-a-time skipValue (see legacyCodec).
 	legacy bool
 }
@@ -440,6 +447,12 @@ func (s *scanner) skipValue() error {
 	js.Reset(limit)
 	for {
 		p := s.buf[s.pos:s.end]
+		if s.lend != nil && s.spec == nil && !s.capturing && s.offset() >= s.askAt {
+			s.askAt = s.offset() + s.askEvery
+			if sp := s.lend(s.offset()); sp != nil {
+				s.spec, s.lend = sp, nil
+			}
+		}
 		if sp := s.spec; sp != nil && !s.capturing {
 			// Take over a chunk the speculator validated, or stop at its
 			// start to try.

@@ -72,16 +72,36 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 	if fi.Mode().IsRegular() && main.compression == "none" && main.format != FormatNDJSON {
 		l.docSize = fi.Size()
 	}
-	// A large document is validated on two cores (see speculator).
-	if opts.Workers > 1 && fi.Mode().IsRegular() && fi.Size() >= opts.specMinSize &&
-		main.compression == "none" && main.format != FormatNDJSON && main.format != FormatEmpty {
-		var bom int64
-		if main.bom {
-			bom = 3
-		}
-		l.spec = newSpeculator(f, bom, fi.Size()-bom, opts.specChunk)
-		defer l.spec.close() // before f is closed
+	// A large document is validated on two cores (see speculator); read
+	// on one, it takes a core that comes free while it is walked
+	// (Options.Spare) for the speculator, and for the events' decoders if
+	// the events are still to come.
+	var bom int64
+	if main.bom {
+		bom = 3
 	}
+	size := fi.Size() - bom
+	large := fi.Mode().IsRegular() && fi.Size() >= opts.specMinSize &&
+		main.compression == "none" && main.format != FormatNDJSON && main.format != FormatEmpty
+	switch {
+	case large && opts.Workers > 1:
+		l.spec = newSpeculator(f, bom, size, opts.specChunk)
+	case large && opts.Workers == 1 && opts.Spare != nil:
+		l.lateSpec = func(at int64) *speculator {
+			n := l.opts.Spare()
+			if n <= 0 {
+				return nil
+			}
+			l.opts.Workers += n
+			l.spec = speculateFrom(f, bom, size, l.opts.specChunk, lateFrom(at, size))
+			return l.spec
+		}
+	}
+	defer func() {
+		if l.spec != nil {
+			l.spec.close() // before f is closed
+		}
+	}()
 
 	var older *source
 	if !opts.NoRotated && fi.Mode().IsRegular() {
@@ -199,6 +219,9 @@ type loader struct {
 	nextIndex int64 // Index of the next NDJSON event
 	snapshot  *SnapshotFacts
 	spec      *speculator // for a large document, see speculator
+	// lateSpec starts a speculator for a large document read on one core
+	// once a core comes free (see scanner.lend); nil otherwise.
+	lateSpec func(at int64) *speculator
 	// docSize is the byte size of a document read from a regular,
 	// uncompressed file, 0 otherwise (see docWalker.events).
 	docSize int64

@@ -57,8 +57,10 @@ type Options struct {
 	// input is decoded as with Workers 1 plus that many, the cores the
 	// input's until it ends. The result is the same either way. A caller
 	// that loads several inputs at once can hand the cores of the inputs
-	// that have ended to those still being read. Recording documents do
-	// not ask: they decide their workers when they are opened.
+	// that have ended to those still being read. A large uncompressed
+	// recording document asks too, every megabyte it validates: with a
+	// core, it validates the rest of the file on two (see speculator), and
+	// decodes its events, if they are still to come, on the cores it has.
 	Spare func() int
 	// PayloadFilter, when non-nil, lets a consumer that reads only some
 	// payloads spare the loader keeping the rest: most of a stream's bytes
@@ -129,6 +131,10 @@ type Options struct {
 	// asking Spare for more (default a batch's worth, so that the question
 	// costs nothing beside the lines); tests make it small.
 	spareLines int
+	// spareBytes is how many bytes a large document walked on one core
+	// validates between asking Spare for a core (default spareBytes);
+	// tests make it small.
+	spareBytes int64
 	// eagerVerdicts starts the decoders' verdict caches at the first
 	// line instead of after verdictWarmup bytes (tests).
 	eagerVerdicts bool
@@ -191,6 +197,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.spareLines <= 0 {
 		o.spareLines = defaultBatchLines
+	}
+	if o.spareBytes <= 0 {
+		o.spareBytes = spareBytes
 	}
 	if o.specMinSize <= 0 {
 		o.specMinSize = specMinSize

@@ -30,6 +30,11 @@ const (
 	specMinSize   = 16 << 20 // smaller files are not worth a goroutine
 	specChunk     = 128 << 10
 	specLookAhead = 64 << 10 // read past a chunk, for Speculate's look past a comma
+	// spareBytes is how much a document walked on one core validates
+	// between asking for a core that may have come free: the question
+	// costs an atomic swap, and a megabyte is validated in about a
+	// millisecond.
+	spareBytes = 1 << 20
 )
 
 // specChunkSum is one summarized chunk. start is a scanner offset.
@@ -63,10 +68,22 @@ type speculator struct {
 // the walker validates the first part meanwhile, and takes chunks over
 // from there.
 func newSpeculator(r io.ReaderAt, base, size int64, chunk int) *speculator {
-	sp := &speculator{r: r, base: base, from: size * 30 / 100, size: size, chunk: chunk,
+	return speculateFrom(r, base, size, chunk, size*30/100)
+}
+
+// speculateFrom starts speculating over r from scanner offset from on.
+func speculateFrom(r io.ReaderAt, base, size int64, chunk int, from int64) *speculator {
+	sp := &speculator{r: r, base: base, from: from, size: size, chunk: chunk,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go sp.run()
 	return sp
+}
+
+// lateFrom is where a speculator started for a walker at offset at goes
+// from: as newSpeculator starts a third of the way into the file, it
+// starts a third of the way into what is left.
+func lateFrom(at, size int64) int64 {
+	return at + (size-at)*30/100
 }
 
 // close stops the goroutine and waits for it.

@@ -59,6 +59,20 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 	dir := t.TempDir()
 	spec := Options{Workers: 2, specMinSize: 1, specChunk: 4 << 10}
 	plain := Options{Workers: 1}
+	// A document read on one core that is lent one after its k-th
+	// question, k of 0 to 3, so that its speculator starts at different
+	// points of the walk.
+	lateAfter := func(k int) Options {
+		asked := 0
+		return Options{Workers: 1, specMinSize: 1, specChunk: 4 << 10, spareBytes: 16 << 10,
+			Spare: func() int {
+				asked++
+				if asked > k {
+					return 1
+				}
+				return 0
+			}}
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	taken := 0
 	for n := range 40 * len(docs) {
@@ -86,12 +100,17 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		speculated := loadOutcomeOf(t, path, spec)
 		want := loadOutcomeOf(t, path, plain)
-		// cmp.Diff says how they differ; DeepEqual is much faster at
-		// telling whether they do.
-		if !reflect.DeepEqual(want, speculated) {
-			t.Fatalf("%s: speculating changes the load (-plain +speculating):\n%s", name, cmp.Diff(want, speculated))
+		for _, mode := range []struct {
+			name string
+			opts Options
+		}{{"speculating", spec}, {"speculating once lent a core", lateAfter(n % 4)}} {
+			got := loadOutcomeOf(t, path, mode.opts)
+			// cmp.Diff says how they differ; DeepEqual is much faster at
+			// telling whether they do.
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("%s: %s changes the load (-plain +%s):\n%s", name, mode.name, mode.name, cmp.Diff(want, got))
+			}
 		}
 		taken++
 	}
@@ -224,5 +243,83 @@ func FuzzSpeculatedLoad(f *testing.F) {
 		if !reflect.DeepEqual(plain, speculated) {
 			t.Fatalf("speculating changes the load (-plain +speculating):\n%s", cmp.Diff(plain, speculated))
 		}
+		// Lent a core at a question the input picks: a speculator that
+		// starts in the middle of the walk.
+		asked, lentAt := 0, len(data)%7
+		late := loadOutcomeOf(t, path, Options{Workers: 1, MaxNesting: 2000, specMinSize: 1, specChunk: 64, spareBytes: 256,
+			Spare: func() int {
+				asked++
+				if asked > lentAt {
+					return 1
+				}
+				return 0
+			}})
+		if !reflect.DeepEqual(plain, late) {
+			t.Fatalf("speculating once lent a core changes the load (-plain +late):\n%s", cmp.Diff(plain, late))
+		}
 	})
+}
+
+// TestLateSpeculatorTakesChunksOver walks a recording on one core that is
+// lent one at its second question: the speculator then starts a third of
+// the way into what is left, the walker takes its chunks over, and its
+// offset and line count come out as reading every byte gives them.
+func TestLateSpeculatorTakesChunksOver(t *testing.T) {
+	var rec bytes.Buffer
+	if _, err := synth.WriteRecordingJSON(&rec, synth.Config{Iterations: 30, ToolResultBytes: 2048, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	doc := append(linedJSON(rec.Bytes()), '\n')
+	path := filepath.Join(t.TempDir(), "rec.json")
+	if err := os.WriteFile(path, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	src, err := openSource(path, f, Options{}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(doc))
+	var sp *speculator
+	var askedAt []int64
+	s := newScanner(src.br, defaultMaxNesting)
+	var skipped int64
+	s.askEvery = 64 << 10
+	s.lend = func(at int64) *speculator {
+		askedAt = append(askedAt, at)
+		if len(askedAt) < 2 {
+			return nil
+		}
+		sp = speculateFrom(f, 0, size, 16<<10, lateFrom(at, size))
+		<-sp.done // every chunk is summarized before the walker goes on
+		return sp
+	}
+	s.skip = func(n, newlines int64) error {
+		skipped += n
+		return src.skip(n, newlines)
+	}
+	if err := s.skipValue(); err != nil {
+		t.Fatal(err)
+	}
+	if sp == nil {
+		t.Fatalf("asked for a core at %v, never lent one", askedAt)
+	}
+	defer sp.close()
+	if askedAt[1]-askedAt[0] < s.askEvery {
+		t.Errorf("asked at %v, want questions %d bytes apart", askedAt, s.askEvery)
+	}
+	if s.lend != nil || len(askedAt) != 2 {
+		t.Errorf("asked %d times; want no question once a speculator runs", len(askedAt))
+	}
+	if sp.next == 0 || skipped < size/4 {
+		t.Fatalf("%d chunks taken over, %d of %d bytes skipped unread", sp.next, skipped, size)
+	}
+	end := int64(bytes.LastIndexByte(doc, '}') + 1)
+	if s.offset() != end || s.lines != int64(bytes.Count(doc[:end], newline)) {
+		t.Errorf("after the document: offset %d, %d lines; want %d, %d", s.offset(), s.lines, end, bytes.Count(doc[:end], newline))
+	}
 }
