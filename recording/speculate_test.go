@@ -139,19 +139,7 @@ func TestSpeculationSkipsChunks(t *testing.T) {
 	if n := bytes.Count(doc.Bytes(), newline); n < 1000 {
 		t.Fatalf("the document has %d lines; the test wants many", n)
 	}
-	path := filepath.Join(t.TempDir(), "rec.json")
-	if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	src, err := openSource(path, f, Options{}.withDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, src := openDocument(t, doc.Bytes())
 	size := int64(doc.Len())
 	// Chunks about as long as a read, so that most of each is not read
 	// yet when the walker comes to it.
@@ -180,6 +168,26 @@ func TestSpeculationSkipsChunks(t *testing.T) {
 	if got, want := src.documentLines(), int64(bytes.Count(doc.Bytes(), newline)); got != want || src.out.n != size {
 		t.Errorf("the source read %d bytes in %d lines; want %d in %d", src.out.n, got, size, want)
 	}
+}
+
+// openDocument writes doc to a file and opens it as a source, the file
+// closed when the test ends.
+func openDocument(t *testing.T, doc []byte) (*os.File, *source) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rec.json")
+	if err := os.WriteFile(path, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	src, err := openSource(path, f, Options{}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, src
 }
 
 // TestSpeculatorChunksAreTheFiles requires each chunk the speculator
@@ -270,19 +278,7 @@ func TestLateSpeculatorTakesChunksOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := append(linedJSON(rec.Bytes()), '\n')
-	path := filepath.Join(t.TempDir(), "rec.json")
-	if err := os.WriteFile(path, doc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	src, err := openSource(path, f, Options{}.withDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, src := openDocument(t, doc)
 	size := int64(len(doc))
 	var sp *speculator
 	var askedAt []int64
