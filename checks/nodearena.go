@@ -4,9 +4,9 @@ import "sync"
 
 // A nodeArena lends the nodes and lists of trees that are read and dropped
 // within one call: a semantic envelope flattened into claim rows, an answer
-// and the readings its claims are judged against. Such trees were a fifth
-// of what an armed replay allocated, each container its own allocation; an
-// arena's blocks are reused from tree to tree instead.
+// and the readings its claims are judged against. Such trees were about a
+// tenth of what an armed replay allocated, each container its own
+// allocation; an arena's blocks are reused from tree to tree instead.
 //
 // Nothing lent may be read after the arena is released: a caller copies
 // out what it keeps (strings cut out of the parsed text are the text's,
