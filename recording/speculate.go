@@ -68,7 +68,7 @@ type speculator struct {
 // the walker validates the first part meanwhile, and takes chunks over
 // from there.
 func newSpeculator(r io.ReaderAt, base, size int64, chunk int) *speculator {
-	return speculateFrom(r, base, size, chunk, size*30/100)
+	return speculateFrom(r, base, size, chunk, lateFrom(0, size))
 }
 
 // speculateFrom starts speculating over r from scanner offset from on.
@@ -80,8 +80,8 @@ func speculateFrom(r io.ReaderAt, base, size int64, chunk int, from int64) *spec
 }
 
 // lateFrom is where a speculator started for a walker at offset at goes
-// from: as newSpeculator starts a third of the way into the file, it
-// starts a third of the way into what is left.
+// from: a third of the way into what is left (into the whole file for a
+// speculator started with the walk, newSpeculator).
 func lateFrom(at, size int64) int64 {
 	return at + (size-at)*30/100
 }

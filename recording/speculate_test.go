@@ -63,15 +63,7 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 	// question, k of 0 to 3, so that its speculator starts at different
 	// points of the walk.
 	lateAfter := func(k int) Options {
-		asked := 0
-		return Options{Workers: 1, specMinSize: 1, specChunk: 4 << 10, spareBytes: 16 << 10,
-			Spare: func() int {
-				asked++
-				if asked > k {
-					return 1
-				}
-				return 0
-			}}
+		return Options{Workers: 1, specMinSize: 1, specChunk: 4 << 10, spareBytes: 16 << 10, Spare: lentAfter(k)}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	taken := 0
@@ -116,6 +108,19 @@ func TestSpeculationLoadsAsPlain(t *testing.T) {
 	}
 	if taken == 0 {
 		t.Fatal("nothing compared")
+	}
+}
+
+// lentAfter is an Options.Spare that lends no core to its first k
+// questions and one to each after.
+func lentAfter(k int) func() int {
+	asked := 0
+	return func() int {
+		asked++
+		if asked > k {
+			return 1
+		}
+		return 0
 	}
 }
 
@@ -253,15 +258,8 @@ func FuzzSpeculatedLoad(f *testing.F) {
 		}
 		// Lent a core at a question the input picks: a speculator that
 		// starts in the middle of the walk.
-		asked, lentAt := 0, len(data)%7
 		late := loadOutcomeOf(t, path, Options{Workers: 1, MaxNesting: 2000, specMinSize: 1, specChunk: 64, spareBytes: 256,
-			Spare: func() int {
-				asked++
-				if asked > lentAt {
-					return 1
-				}
-				return 0
-			}})
+			Spare: lentAfter(len(data) % 7)})
 		if !reflect.DeepEqual(plain, late) {
 			t.Fatalf("speculating once lent a core changes the load (-plain +late):\n%s", cmp.Diff(plain, late))
 		}
