@@ -612,7 +612,9 @@ func (w *docWalker) events(s *scanner, lines bool) error {
 		if pipe != nil {
 			return pipe.add(s, w.outer, wh, w.eventTooLong)
 		}
-		raw, err := s.captureValue(w.l.opts.MaxLineBytes)
+		// The decoder copies what the event keeps, and the element is
+		// done with before the scanner reads on.
+		raw, err := s.captureTransient(w.l.opts.MaxLineBytes)
 		if err != nil {
 			return w.eventTooLong(err, wh)
 		}

@@ -405,3 +405,30 @@ func TestParallelStopDoesNotWaitForTheWriter(t *testing.T) {
 		t.Fatal("the load did not return while the writer stayed connected")
 	}
 }
+
+// TestCodecMatchesLegacyLongDocument reads a document many times the
+// scanner's buffer, whose events differ in every member: an element read
+// on one core is decoded out of the scanner's own buffer, which later
+// reads overwrite, so an event that kept any of those bytes (its payload,
+// a run id, a cached meta layout) would differ from the legacy codec's.
+func TestCodecMatchesLegacyLongDocument(t *testing.T) {
+	var doc bytes.Buffer
+	doc.WriteString(`{"format":"agentfootprint.recording.v1","events":[`)
+	for i := range 4000 {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		typ := []string{TypeToolStart, TypeToolEnd, TypeLLMStart}[i%3]
+		payload := fmt.Sprintf(`{"toolCallId":"c%d","result":%q}`, i, strings.Repeat(string(rune('a'+i%26)), 50+(i*7919)%3000))
+		meta := fmt.Sprintf(`{"runId":"run-%d","runtimeStageId":"stage-%d","subflowPath":["sf-%d","x"],"wallClockMs":%d}`, i%3, i/5, i/40, i)
+		fmt.Fprintf(&doc, `{"type":%q,"payload":%s,"meta":%s}`, typ, payload, meta)
+	}
+	doc.WriteString(`]}`)
+	if doc.Len() < 8*scanBufSize {
+		t.Fatalf("the document is %d bytes, fewer than eight scanner buffers", doc.Len())
+	}
+	data := doc.Bytes()
+	loadModes(t, "long document", func(opts Options, fn func(*Run) error) (*Stats, error) {
+		return LoadReader("long.json", bytes.NewReader(data), opts, fn)
+	}, Options{})
+}

@@ -36,7 +36,7 @@ type scanner struct {
 	capBuf    []byte
 	capBase   int // length of capBuf before the value being captured
 	capLimit  int64
-	capSpare  []byte // captureValue's buffer, kept between calls
+	capSpare  []byte // the captures' buffer, kept between calls (keepSpare)
 
 	js jsonfast.Scanner // skipValue's validator, kept for its depth stack
 	// spec, when set, has validated parts of the input ahead of the
@@ -610,19 +610,49 @@ func (s *scanner) captureValue(limit int64) ([]byte, error) {
 	}
 	out := make([]byte, len(raw))
 	copy(out, raw)
-	if cap(raw) <= 4<<20 {
-		s.capSpare = raw
+	s.keepSpare(raw)
+	return out, nil
+}
+
+// keepSpare keeps b, a capture's buffer, for the next capture, unless it
+// grew past what is worth holding between values.
+func (s *scanner) keepSpare(b []byte) {
+	if cap(b) <= 4<<20 {
+		s.capSpare = b[:0]
 	} else {
 		s.capSpare = nil
 	}
-	return out, nil
+}
+
+// captureTransient skips one value and returns its bytes, valid only
+// until the scanner reads again: for a caller that is done with them
+// before then (one that copies what it keeps), it spares the copy into
+// memory of their own that captureValue makes. A value read whole is
+// handed out of the scanner's buffer; one that spans reads is gathered
+// in captureValue's kept buffer.
+func (s *scanner) captureTransient(limit int64) ([]byte, error) {
+	raw, inBuf, err := s.capture(s.capSpare[:0], limit, true)
+	if err != nil {
+		return nil, err
+	}
+	if !inBuf {
+		s.keepSpare(raw)
+	}
+	return raw, nil
 }
 
 // appendValue skips one value and appends its bytes to dst. limit bounds
 // its length; 0 means no limit.
 func (s *scanner) appendValue(dst []byte, limit int64) ([]byte, error) {
+	out, _, err := s.capture(dst, limit, false)
+	return out, err
+}
+
+// capture is appendValue; with inPlace, a value that never left the
+// scanner's buffer comes back as a slice of it (inBuf) when dst is empty.
+func (s *scanner) capture(dst []byte, limit int64, inPlace bool) (out []byte, inBuf bool, err error) {
 	if _, ok := s.skipSpace(); !ok {
-		return dst, s.failure("a value")
+		return dst, false, s.failure("a value")
 	}
 	if s.spec != nil {
 		// Captured values are validated here: speculating on bytes the
@@ -634,18 +664,22 @@ func (s *scanner) appendValue(dst []byte, limit int64) ([]byte, error) {
 	s.capBuf = dst
 	s.capBase = len(dst)
 	s.capLimit = limit
-	err := s.skipValue()
+	err = s.skipValue()
 	s.capturing = false
-	out := s.capBuf
+	out = s.capBuf
 	s.capBuf = nil
 	if err != nil {
-		return dst, err
+		return dst, false, err
 	}
-	out = append(out, s.buf[s.capStart:s.pos]...)
+	if inBuf = inPlace && len(dst) == 0 && len(out) == 0; inBuf {
+		out = s.buf[s.capStart:s.pos:s.pos]
+	} else {
+		out = append(out, s.buf[s.capStart:s.pos]...)
+	}
 	if limit > 0 && int64(len(out)-len(dst)) > limit {
-		return dst, &captureError{Limit: limit}
+		return dst, false, &captureError{Limit: limit}
 	}
-	return out, nil
+	return out, inBuf, nil
 }
 
 // atEnd consumes trailing whitespace and reports whether the input ends.
