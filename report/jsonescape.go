@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"io"
 )
@@ -36,8 +37,18 @@ type controlEscaper struct {
 }
 
 func (e *controlEscaper) Write(p []byte) (int, error) {
-	out := e.buf[:0]
 	i := 0
+	if !e.pending {
+		i = nextControl(p, 0)
+		if i == len(p) {
+			// Nothing to escape, as in nearly every write.
+			if _, err := e.w.Write(p); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+	}
+	out := append(e.buf[:0], p[:i]...)
 	if e.pending && len(p) > 0 {
 		e.pending = false
 		if p[0] >= 0x80 && p[0] <= 0x9f {
@@ -47,17 +58,25 @@ func (e *controlEscaper) Write(p []byte) (int, error) {
 			out = append(out, 0xc2)
 		}
 	}
-	for ; i < len(p); i++ {
-		switch c := p[i]; {
+	for i < len(p) {
+		j := nextControl(p, i)
+		out = append(out, p[i:j]...)
+		if j == len(p) {
+			break
+		}
+		switch c := p[j]; {
 		case c == 0x7f:
 			out = append(out, `\u007f`...)
-		case c == 0xc2 && i+1 == len(p):
+			i = j + 1
+		case j+1 == len(p): // a C2 at the end
 			e.pending = true
-		case c == 0xc2 && p[i+1] >= 0x80 && p[i+1] <= 0x9f:
-			out = append(out, '\\', 'u', '0', '0', hexDigits[p[i+1]>>4], hexDigits[p[i+1]&0xf])
-			i++
+			i = j + 1
+		case p[j+1] >= 0x80 && p[j+1] <= 0x9f:
+			out = append(out, '\\', 'u', '0', '0', hexDigits[p[j+1]>>4], hexDigits[p[j+1]&0xf])
+			i = j + 2
 		default:
 			out = append(out, c)
+			i = j + 1
 		}
 	}
 	e.buf = out
@@ -65,6 +84,27 @@ func (e *controlEscaper) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// nextControl is the index of the first DEL or C2 byte of p at or after
+// i, or len(p). Eight bytes at a time, a word without a byte of 0x7F or
+// more is passed over whole: adding one to each byte sets the top bit of
+// those that were 0x7F, and no other byte under 0x80 carries.
+func nextControl(p []byte, i int) int {
+	for i < len(p) {
+		if i+8 <= len(p) {
+			w := binary.LittleEndian.Uint64(p[i:])
+			if (w|(w+0x0101010101010101))&0x8080808080808080 == 0 {
+				i += 8
+				continue
+			}
+		}
+		if c := p[i]; c == 0x7f || c == 0xc2 {
+			return i
+		}
+		i++
+	}
+	return len(p)
 }
 
 func (e *controlEscaper) flush() error {

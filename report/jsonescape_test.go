@@ -52,3 +52,48 @@ func TestEncodeJSONEscapesControls(t *testing.T) {
 		}
 	}
 }
+
+// escapeControlsWhole is the escaping controlEscaper does, a byte at a
+// time over the whole text.
+func escapeControlsWhole(p []byte) []byte {
+	var out []byte
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == 0x7f:
+			out = append(out, `\u007f`...)
+		case c == 0xc2 && i+1 < len(p) && p[i+1] >= 0x80 && p[i+1] <= 0x9f:
+			out = append(out, '\\', 'u', '0', '0', hexDigits[p[i+1]>>4], hexDigits[p[i+1]&0xf])
+			i++
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// FuzzControlEscaper holds the escaper, its text split into three writes
+// anywhere, to the byte-at-a-time escaping of the whole text.
+func FuzzControlEscaper(f *testing.F) {
+	f.Add([]byte("csi \u009b31m del \x7f nel \u0085 é ¢ \u00a0"), uint16(5), uint16(9))
+	f.Add([]byte("\xc2\xc2\x85\x7f\x7f\xc2"), uint16(1), uint16(2))
+	f.Add([]byte("plain ASCII text with no control at all, longer than a word"), uint16(8), uint16(16))
+	f.Fuzz(func(t *testing.T, data []byte, a, b uint16) {
+		i, j := int(a)%(len(data)+1), int(b)%(len(data)+1)
+		if i > j {
+			i, j = j, i
+		}
+		var got bytes.Buffer
+		e := &controlEscaper{w: &got}
+		for _, part := range [][]byte{data[:i], data[i:j], data[j:]} {
+			if n, err := e.Write(part); err != nil || n != len(part) {
+				t.Fatalf("Write = %d, %v", n, err)
+			}
+		}
+		if err := e.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if want := escapeControlsWhole(data); !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("split at %d, %d:\n got %q\nwant %q", i, j, got.Bytes(), want)
+		}
+	})
+}

@@ -31,6 +31,13 @@ type jsonStream struct {
 	lists []*jsonList
 	open  bool // encode is running
 	err   error
+	// compact is what enc writes, a value at a time; indented[k] is the
+	// indented text of the value being written at depth k of the lists,
+	// kept while its lists' elements are written.
+	compact  bytes.Buffer
+	enc      *json.Encoder
+	indented [][]byte
+	depth    int
 }
 
 // jsonList is a JSON array of n elements, element i being at(i), written
@@ -50,6 +57,11 @@ func (l *jsonList) MarshalJSON() ([]byte, error) {
 	return []byte(l.mark), nil
 }
 
+// maxKeptJSON is the largest buffer a stream keeps for its next value: a
+// run with much evidence is encoded in megabytes, which need not be held
+// while the rest of the report is written.
+const maxKeptJSON = 1 << 20
+
 func newJSONStream(w io.Writer) *jsonStream {
 	var nonce [16]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
@@ -59,11 +71,14 @@ func newJSONStream(w io.Writer) *jsonStream {
 		copy(nonce[:], "fpcheck-stream-0")
 	}
 	esc := &controlEscaper{w: w}
-	return &jsonStream{
+	s := &jsonStream{
 		w:     bufio.NewWriterSize(esc, 64<<10),
 		esc:   esc,
 		nonce: []byte(`"` + hex.EncodeToString(nonce[:]) + "-"),
 	}
+	s.enc = json.NewEncoder(&s.compact)
+	s.enc.SetEscapeHTML(false)
+	return s
 }
 
 // list returns the list of n elements that at gives, to be placed in the
@@ -95,15 +110,27 @@ func (s *jsonStream) value(v any, prefix string) {
 	if s.err != nil {
 		return
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	if err := enc.Encode(v); err != nil {
+	s.compact.Reset()
+	if err := s.enc.Encode(v); err != nil {
 		s.err = err
 		return
 	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	if s.depth == len(s.indented) {
+		s.indented = append(s.indented, nil)
+	}
+	k := s.depth
+	s.indented[k] = appendIndented(s.indented[k][:0], s.compact.Bytes(), prefix, "  ")
+	if s.compact.Cap() > maxKeptJSON {
+		s.compact = bytes.Buffer{}
+	}
+	s.depth++
+	defer func() {
+		s.depth--
+		if cap(s.indented[k]) > maxKeptJSON {
+			s.indented[k] = nil
+		}
+	}()
+	b := bytes.TrimSuffix(s.indented[k], []byte{'\n'})
 	for {
 		at := bytes.Index(b, s.nonce)
 		if at < 0 {
