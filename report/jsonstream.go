@@ -38,6 +38,9 @@ type jsonStream struct {
 	enc      *json.Encoder
 	indented [][]byte
 	depth    int
+	// marks counts the marks the encoder has written: a value whose
+	// encoding wrote none is written without looking for one.
+	marks int
 }
 
 // jsonList is a JSON array of n elements, element i being at(i), written
@@ -54,6 +57,7 @@ func (l *jsonList) MarshalJSON() ([]byte, error) {
 	if l == nil || l.s == nil || !l.s.open {
 		return nil, errors.New("report: a streamed list encoded outside its stream")
 	}
+	l.s.marks++
 	return []byte(l.mark), nil
 }
 
@@ -111,10 +115,12 @@ func (s *jsonStream) value(v any, prefix string) {
 		return
 	}
 	s.compact.Reset()
+	marks := s.marks
 	if err := s.enc.Encode(v); err != nil {
 		s.err = err
 		return
 	}
+	marks = s.marks - marks
 	if s.depth == len(s.indented) {
 		s.indented = append(s.indented, nil)
 	}
@@ -131,10 +137,11 @@ func (s *jsonStream) value(v any, prefix string) {
 		}
 	}()
 	b := bytes.TrimSuffix(s.indented[k], []byte{'\n'})
-	for {
+	for ; marks > 0; marks-- {
 		at := bytes.Index(b, s.nonce)
 		if at < 0 {
-			break
+			s.err = errors.New("report: a streamed list's mark is missing")
+			return
 		}
 		end := bytes.IndexByte(b[at+len(s.nonce):], '"')
 		if end < 0 {
