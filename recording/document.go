@@ -57,6 +57,12 @@ func (l *loader) readDocument(src *source) error {
 	w := &docWalker{l: l, src: src, packedTop: src.format == formatPacked, innerAt: "payload.value"}
 	l.split.holdLast = true
 	l.split.fold = l.opts.Fold
+	// Under a filter the decoders hand payloads over in the buffers they
+	// read (the scanner's, a batch's), and the splitter copies the ones
+	// it keeps, as for a stream.
+	l.split.filter = l.opts.DocumentPayloadFilter
+	l.split.aliased = l.split.filter != nil
+	l.dec.alias = l.split.aliased
 	s := newScanner(src.br, l.opts.MaxNesting)
 	switch {
 	case l.spec != nil:
@@ -612,7 +618,8 @@ func (w *docWalker) events(s *scanner, lines bool) error {
 		if pipe != nil {
 			return pipe.add(s, w.outer, wh, w.eventTooLong)
 		}
-		// The decoder copies what the event keeps, and the element is
+		// The event keeps nothing of the element (the decoder copies
+		// what it keeps, or under a filter the splitter does), which is
 		// done with before the scanner reads on.
 		raw, err := s.captureTransient(w.l.opts.MaxLineBytes)
 		if err != nil {

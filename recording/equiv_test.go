@@ -412,6 +412,60 @@ func TestParallelStopDoesNotWaitForTheWriter(t *testing.T) {
 // reads overwrite, so an event that kept any of those bytes (its payload,
 // a run id, a cached meta layout) would differ from the legacy codec's.
 func TestCodecMatchesLegacyLongDocument(t *testing.T) {
+	data := longDocument(t)
+	loadModes(t, "long document", func(opts Options, fn func(*Run) error) (*Stats, error) {
+		return LoadReader("long.json", bytes.NewReader(data), opts, fn)
+	}, Options{})
+}
+
+// TestDocumentFilterKeepsPayloadsOfTheirOwn reads the long document with a
+// DocumentPayloadFilter: the decoders then hand payloads over in the
+// buffers they read, and a payload kept must be a copy, whole after later
+// reads overwrite those buffers, equal to the one an unfiltered load keeps.
+func TestDocumentFilterKeepsPayloadsOfTheirOwn(t *testing.T) {
+	data := longDocument(t)
+	load := func(opts Options) []Event {
+		var evs []Event
+		if _, err := LoadReader("long.json", bytes.NewReader(data), opts, func(r *Run) error {
+			evs = append(evs, r.Events...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	whole := load(Options{Workers: 1})
+	onlyResults := func(*Event) func(string) bool {
+		return func(typ string) bool { return typ == TypeToolEnd }
+	}
+	for _, workers := range []int{1, 2} {
+		got := load(Options{Workers: workers, DocumentPayloadFilter: onlyResults})
+		if len(got) != len(whole) {
+			t.Fatalf("workers %d: %d events, want %d", workers, len(got), len(whole))
+		}
+		kept := 0
+		for i := range got {
+			switch {
+			case got[i].Type != TypeToolEnd:
+				if !got[i].PayloadDropped || got[i].Payload != nil {
+					t.Fatalf("workers %d, event %d (%s): payload kept", workers, i, got[i].Type)
+				}
+			case !bytes.Equal(got[i].Payload, whole[i].Payload):
+				t.Fatalf("workers %d, event %d: payload %.60q, want %.60q", workers, i, got[i].Payload, whole[i].Payload)
+			default:
+				kept++
+			}
+		}
+		if kept == 0 {
+			t.Fatalf("workers %d: no payload kept", workers)
+		}
+	}
+}
+
+// longDocument is a document many times the scanner's buffer whose events
+// differ in every member.
+func longDocument(t *testing.T) []byte {
+	t.Helper()
 	var doc bytes.Buffer
 	doc.WriteString(`{"format":"agentfootprint.recording.v1","events":[`)
 	for i := range 4000 {
@@ -427,8 +481,5 @@ func TestCodecMatchesLegacyLongDocument(t *testing.T) {
 	if doc.Len() < 8*scanBufSize {
 		t.Fatalf("the document is %d bytes, fewer than eight scanner buffers", doc.Len())
 	}
-	data := doc.Bytes()
-	loadModes(t, "long document", func(opts Options, fn func(*Run) error) (*Stats, error) {
-		return LoadReader("long.json", bytes.NewReader(data), opts, fn)
-	}, Options{})
+	return doc.Bytes()
 }

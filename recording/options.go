@@ -71,10 +71,15 @@ type Options struct {
 	// drops the event's payload (Payload nil, PayloadDropped true). A
 	// dropped payload is still decoded, validated and accounted for like
 	// any other; only its bytes are not kept. A nil function keeps every
-	// payload of the run. A recording document's events are always kept
-	// whole: what the document holds besides its events is only known at
-	// its end.
+	// payload of the run. A recording document's runs are filtered by
+	// DocumentPayloadFilter instead.
 	PayloadFilter func(first *Event) func(typ string) bool
+	// DocumentPayloadFilter is PayloadFilter for the runs of a recording
+	// document. What the document holds besides its events (a snapshot)
+	// may come after them and is only known at its end, so its consumer's
+	// filter must keep what any of it could lead the consumer to read.
+	// Nil keeps every payload.
+	DocumentPayloadFilter func(first *Event) func(typ string) bool
 	// Release, when non-nil, lets the runs of an event stream go as soon
 	// as their own last event is read, instead of in the order of their
 	// first events: a run that never ends (a killed writer, a stream

@@ -35,7 +35,8 @@ type splitter struct {
 	maxInFlight, held int
 	fn                func(*Run) error
 
-	// filter is Options.PayloadFilter, for a stream's runs only.
+	// filter is Options.PayloadFilter for a stream's runs,
+	// DocumentPayloadFilter for a document's.
 	filter func(first *Event) func(typ string) bool
 
 	live     map[string]*runState // started, disposition not yet read

@@ -34,6 +34,56 @@ func PayloadFilter(reg []*checks.Check, decl *checks.Declarations, posture strin
 	}
 }
 
+// DocumentPayloadFilter is PayloadFilter for the runs of a recording
+// document, whose report must be the one every payload kept gives. Two
+// readers of a document's payloads are beyond what PayloadFilter keeps: a
+// snapshot's parkedToolNames, which may come after the events, arms the
+// compose invariant with the run's one map (withSnapshotMap), and the
+// locator names results and evictions by payloads no armed check may read
+// (a stream's report may name fewer; a document's names them all). So a
+// document's run keeps, beside what PayloadFilter keeps, what its replay
+// reads with a map armed, and every payload the locator reads.
+func DocumentPayloadFilter(reg []*checks.Check, decl *checks.Declarations, posture string) func(first *recording.Event) func(typ string) bool {
+	stream := PayloadFilter(reg, decl, posture)
+	return func(first *recording.Event) func(string) bool {
+		keep := stream(first)
+		if keep == nil {
+			return nil
+		}
+		parked := readsWithMap(reg, first, decl, posture)
+		if parked == nil {
+			return nil
+		}
+		return func(typ string) bool {
+			// keep is asked of every event: it follows the run's arming.
+			k := keep(typ)
+			return k || parked(typ) || locatedPayload(typ)
+		}
+	}
+}
+
+// readsWithMap is which payloads a replay of the run that first starts
+// reads once a snapshot has armed a map, when its declarations name none;
+// nil, keeping them all, when they cannot be settled.
+func readsWithMap(reg []*checks.Check, first *recording.Event, decl *checks.Declarations, posture string) func(string) bool {
+	run := &recording.Run{}
+	if first.Type == recording.TypeRunConfigured {
+		run.Events = []recording.Event{*first}
+	}
+	effective, p, ok := settle(run, decl, posture)
+	if !ok || effective == nil {
+		return nil
+	}
+	if len(effective.Maps) == 0 {
+		withMap := *effective
+		withMap.Maps = []checks.MapDecl{{ID: "snapshot", Tools: []string{"snapshot"}}}
+		effective = &withMap
+	}
+	// Not needsFor: its one-entry cache serves the stream filter and the
+	// book's order, and this declaration is new at every run.
+	return needsOf(reg, checks.NewLedger(reg, effective, p), effective).readsPayload
+}
+
 // readsUnder is which payloads a replay of run's declarations (its
 // run_configured, if it has one, over decl) reads; nil, keeping them all,
 // when they cannot be settled: the replay reports that.

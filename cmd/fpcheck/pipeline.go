@@ -168,20 +168,21 @@ func (p *pipeline) recordingOptions() recording.Options {
 		NoRotated:            p.opts.NoRotated,
 		// Keep only the payloads judge reads: the rest of a stream's bytes
 		// are validated and counted, then let go.
-		PayloadFilter: p.payloadFilter(),
+		PayloadFilter:         p.payloadFilter(replay.PayloadFilter),
+		DocumentPayloadFilter: p.payloadFilter(replay.DocumentPayloadFilter),
 	}
 	if p.opts.Explain {
 		// A finding shown whole shows the text the checks judged.
-		o.PayloadFilter = nil
+		o.PayloadFilter, o.DocumentPayloadFilter = nil, nil
 	}
 	return o
 }
 
-// payloadFilter is the replay's payload filter, widened to the payloads
+// payloadFilter is a payload filter of the replay's (of), widened to the payloads
 // that show which tools a run offered and called when declarations name
 // tools: those are held against them (replay.ToolsSeen).
-func (p *pipeline) payloadFilter() func(*recording.Event) func(string) bool {
-	f := replay.PayloadFilter(checks.Registry, p.decls, p.posture())
+func (p *pipeline) payloadFilter(of func([]*checks.Check, *checks.Declarations, string) func(*recording.Event) func(string) bool) func(*recording.Event) func(string) bool {
+	f := of(checks.Registry, p.decls, p.posture())
 	if len(p.declNames) == 0 {
 		return f
 	}
