@@ -178,9 +178,10 @@ func (p *pipeline) recordingOptions() recording.Options {
 	return o
 }
 
-// payloadFilter is a payload filter of the replay's (of), widened to the payloads
-// that show which tools a run offered and called when declarations name
-// tools: those are held against them (replay.ToolsSeen).
+// payloadFilter is one of the replay's payload filters (of: a stream's or
+// a document's), widened to the payloads that show which tools a run
+// offered and called when declarations name tools: those are held against
+// them (replay.ToolsSeen).
 func (p *pipeline) payloadFilter(of func([]*checks.Check, *checks.Declarations, string) func(*recording.Event) func(string) bool) func(*recording.Event) func(string) bool {
 	f := of(checks.Registry, p.decls, p.posture())
 	if len(p.declNames) == 0 {
