@@ -160,10 +160,10 @@ func TestFilteredReadingMatchesFullReading(t *testing.T) {
 // (DocumentPayloadFilter) to the full reading with nothing given up: where
 // a filtered stream may name fewer positions, a filtered document names
 // every one, and replays and reads as recorded exactly as when loaded
-// whole. The documents include the corpus's with their events moved before
-// the snapshot, and with a second, empty snapshot before them, so that a
-// snapshot read after the events still arms the compose invariant from
-// the map events the filter kept.
+// whole. The documents (a generated one, and the corpus's where it is
+// found) come also with their events moved before the snapshot, and with a
+// second, empty snapshot before them, so that a snapshot read after the
+// events still arms the compose invariant from the map events kept.
 func TestDocumentFilterMatchesFullReading(t *testing.T) {
 	dropped := 0
 	forEachEquivalenceCase(t, func(name string, data []byte, runs []*recording.Run, v declVariant, decl *checks.Declarations, opts Options) {
@@ -301,6 +301,11 @@ func forEachEquivalenceCase(t *testing.T, fn func(name string, data []byte, runs
 		t.Fatal(err)
 	}
 	inputs = append(inputs, input{"synth.jsonl", buf.Bytes()})
+	var doc bytes.Buffer
+	if _, err := synth.WriteRecordingJSON(&doc, c); err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, input{"synth.json", doc.Bytes()})
 	// Documents whose snapshot comes after their events: agentfootprint
 	// writes it first, but nothing in the format says so.
 	for _, in := range inputs[:len(inputs):len(inputs)] {
