@@ -44,7 +44,7 @@ func newEventPipe(l *loader) *eventPipe {
 	p.cur = p.newBatch()
 	for range l.opts.Workers {
 		p.wg.Go(func() {
-			d := eventDecoder{legacy: l.dec.legacy, alias: l.dec.alias, verdicts: verdicts{eager: l.opts.eagerVerdicts}}
+			d := l.workerDecoder()
 			for b := range p.work {
 				guarded(&p.pan, b.done, "document decoder", func() { b.decode(&d) })
 			}

@@ -251,6 +251,12 @@ func newLoader(name string, opts Options, fn func(*Run) error) *loader {
 	}
 }
 
+// workerDecoder is a decoder for a worker goroutine: it decodes as the
+// loader's own does (legacy, alias), with caches of its own.
+func (l *loader) workerDecoder() eventDecoder {
+	return eventDecoder{legacy: l.dec.legacy, alias: l.dec.alias, verdicts: verdicts{eager: l.opts.eagerVerdicts}}
+}
+
 // read dispatches one source by its sniffed format.
 func (l *loader) read(src *source) error {
 	l.stats.Format = src.format

@@ -256,7 +256,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where, lines 
 	base := w // the workers' own copy: the loop below moves w.line
 	for range decoders {
 		wg.Go(func() {
-			d := eventDecoder{legacy: l.dec.legacy, alias: l.dec.alias, verdicts: verdicts{eager: l.opts.eagerVerdicts}}
+			d := l.workerDecoder()
 			for b := range work {
 				guarded(&pan, b.done, "stream decoder", func() { b.decode(&d, base) })
 				runtime.Gosched()
