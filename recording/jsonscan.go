@@ -629,7 +629,7 @@ func (s *scanner) keepSpare(b []byte) {
 // before then (one that copies what it keeps), it spares the copy into
 // memory of their own that captureValue makes. A value read whole is
 // handed out of the scanner's buffer; one that spans reads is gathered
-// in captureValue's kept buffer.
+// in the kept capture buffer (keepSpare).
 func (s *scanner) captureTransient(limit int64) ([]byte, error) {
 	raw, inBuf, err := s.capture(s.capSpare[:0], limit, true)
 	if err != nil {

@@ -80,7 +80,7 @@ func speculateFrom(r io.ReaderAt, base, size int64, chunk int, from int64) *spec
 }
 
 // lateFrom is where a speculator started for a walker at offset at goes
-// from: a third of the way into what is left (into the whole file for a
+// from: 30 % of the way into what is left (into the whole file for a
 // speculator started with the walk, newSpeculator).
 func lateFrom(at, size int64) int64 {
 	return at + (size-at)*30/100
