@@ -175,6 +175,13 @@ var literals = [3]string{"true", "false", "null"}
 // scan runs the state machine over p from index i. It returns the index
 // reached, whether the value is complete, and an error. eof means no input
 // follows p.
+//
+// Each state is a label, and a token goes straight to the state that
+// follows it: a loop over a switch on the state paid an indirect jump per
+// token, which the mix of keys, strings, numbers and brackets in a
+// recording's snapshot made the most mispredicted branch of validating it.
+// st is kept only where a piece may end: what is stored for the next
+// piece at more.
 func (s *Scanner) scan(p []byte, i int, eof bool) (int, bool, error) {
 	st := s.st
 	depth := s.depth
@@ -182,279 +189,308 @@ func (s *Scanner) scan(p []byte, i int, eof bool) (int, bool, error) {
 	if max <= 0 {
 		max = MaxDepth
 	}
-	for {
-		switch st {
-		case stValue, stElemOrEnd:
-			i = skipSpace(p, i)
-			if i >= len(p) {
-				goto more
-			}
-			switch c := p[i]; c {
-			case '"':
-				i++
-				s.inKey = false
-				st = stString
-			case '{', '[':
-				if depth >= max {
-					s.depth = depth
-					return i, false, s.failDepth(i)
-				}
-				s.setKind(depth, c == '{')
-				depth++
-				if s.spec != nil && depth > s.spec.highest {
-					s.spec.highest = depth
-				}
-				i++
-				if c == '{' {
-					st = stKeyOrEnd
-				} else {
-					st = stElemOrEnd
-				}
-			case ']':
-				if st != stElemOrEnd {
-					return i, false, s.failByte(i, c, "looking for beginning of value")
-				}
-				i++
-				depth--
-				if depth == 0 {
-					s.st, s.depth = stDone, 0
-					return i, true, nil
-				}
-				st = stAfter
-			case 't', 'f', 'n':
-				st = stLiteral
-				s.sub = 0
-				switch c {
-				case 't':
-					s.lit = 0
-				case 'f':
-					s.lit = 1
-				default:
-					s.lit = 2
-				}
-			default:
-				if c == '-' || '0' <= c && c <= '9' {
-					st = stNumber
-					s.sub = nStart
-					break
-				}
-				return i, false, s.failByte(i, c, "looking for beginning of value")
-			}
+	var (
+		c   byte
+		m   uint64
+		ns  uint8
+		obj bool
+	)
+	switch st {
+	case stValue, stElemOrEnd:
+		goto value
+	case stString:
+		goto str
+	case stEscape:
+		goto escape
+	case stHex:
+		goto hex
+	case stNumber:
+		goto number
+	case stLiteral:
+		goto literal
+	case stKeyOrEnd, stKey:
+		goto key
+	case stColon:
+		goto colon
+	case stAfter:
+		goto after
+	case stDone:
+		return i, true, nil
+	default: // stFailed
+		return i, false, s.err
+	}
 
-		case stString:
-			// Most strings are short keys and values without escapes:
-			// look for the closing quote here before calling scanStr.
-			var m uint64
-			for ; i+8 <= len(p); i += 8 {
-				if m = special(le64(p[i:])); m != 0 {
-					i += bits.TrailingZeros64(m) >> 3
-					break
-				}
-			}
-			if m == 0 {
-				for i < len(p) && plain[p[i]] {
-					i++
-				}
-			}
-			if i < len(p) && p[i] == '"' {
-				i++
-			} else {
-				j, r := scanStr(p, i)
-				i = j
-				if r&strBad != 0 {
-					return i, false, s.failByte(i, p[i], badStringWhat(r))
-				}
-				if r&strClosed == 0 {
-					// The piece ended inside the string, maybe inside an
-					// escape: take the escape's bytes one at a time.
-					if i < len(p) { // p[i] is a backslash
-						i++
-						st = stEscape
-						continue
-					}
-					goto more
-				}
-			}
-			if s.inKey {
-				if i < len(p) && p[i] == ':' { // compact JSON
-					i++
-					st = stValue
-				} else {
-					st = stColon
-				}
-				continue
-			}
-			if depth == 0 {
-				s.st, s.depth = stDone, 0
-				return i, true, nil
-			}
-			st = stAfter
-
-		case stEscape:
-			if i >= len(p) {
-				goto more
-			}
-			if c := p[i]; c == 'u' {
-				s.sub = 0
-				st = stHex
-			} else if escapeOK[c] {
-				st = stString
-			} else {
-				return i, false, s.failByte(i, c, "in string escape code")
-			}
-			i++
-
-		case stHex:
-			for s.sub < 4 {
-				if i >= len(p) {
-					goto more
-				}
-				if !isHex(p[i]) {
-					return i, false, s.failByte(i, p[i], "in \\u hexadecimal character escape")
-				}
-				i++
-				s.sub++
-			}
-			st = stString
-
-		case stNumber:
-			ns := s.sub
-			for i < len(p) {
-				next := numNext[ns][numClass[p[i]]]
-				if next >= nEnd {
-					break
-				}
-				ns = next
-				i++
-				if ns == nInt || ns == nFrac || ns == nExp {
-					for i < len(p) && p[i]-'0' < 10 {
-						i++
-					}
-				}
-			}
-			if i >= len(p) && !eof {
-				s.sub = ns
-				goto more
-			}
-			if !numAccept[ns] {
-				if i >= len(p) {
-					s.sub = ns
-					goto more // reported as an unexpected end below
-				}
-				return i, false, s.failByte(i, p[i], "in numeric literal")
-			}
-			if depth == 0 {
-				s.st, s.depth = stDone, 0
-				return i, true, nil
-			}
-			st = stAfter
-
-		case stLiteral:
-			lit := literals[s.lit]
-			k := int(s.sub)
-			for k < len(lit) {
-				if i >= len(p) {
-					s.sub = uint8(k)
-					goto more
-				}
-				if p[i] != lit[k] {
-					return i, false, s.failByte(i, p[i], "in literal "+lit+" (expecting "+quoteByte(lit[k])+")")
-				}
-				i++
-				k++
-			}
-			if depth == 0 {
-				s.st, s.depth = stDone, 0
-				return i, true, nil
-			}
-			st = stAfter
-
-		case stKeyOrEnd, stKey:
-			i = skipSpace(p, i)
-			if i >= len(p) {
-				goto more
-			}
-			c := p[i]
-			if c == '"' {
-				i++
-				s.inKey = true
-				st = stString
-				continue
-			}
-			if c != '}' || st != stKeyOrEnd {
-				return i, false, s.failByte(i, c, "looking for beginning of object key string")
-			}
-			i++
-			depth--
-			if depth == 0 {
-				s.st, s.depth = stDone, 0
-				return i, true, nil
-			}
-			st = stAfter
-
-		case stColon:
-			i = skipSpace(p, i)
-			if i >= len(p) {
-				goto more
-			}
-			if p[i] != ':' {
-				return i, false, s.failByte(i, p[i], "after object key")
-			}
-			i++
-			st = stValue
-
-		case stAfter:
-			i = skipSpace(p, i)
-			if i >= len(p) {
-				goto more
-			}
-			var obj bool
-			if s.spec != nil && depth-1 < s.spec.lowest {
-				// A container opened before the speculation started.
-				var ok bool
-				if obj, ok = s.spec.kindAt(depth-1, i); !ok {
-					s.depth = depth
-					return i, false, s.failSpeculation(i)
-				}
-			} else {
-				obj = s.isObject(depth - 1)
-			}
-			switch c := p[i]; {
-			case c == ',':
-				i++
-				if obj {
-					st = stKey
-				} else {
-					st = stValue
-				}
-			case c == '}' && obj, c == ']' && !obj:
-				i++
-				depth--
-				if s.spec != nil && depth < s.spec.lowest {
-					if depth == 0 {
-						s.depth = depth
-						return i, false, s.failSpeculation(i)
-					}
-					s.spec.lowest = depth
-				}
-				if depth == 0 {
-					s.st, s.depth = stDone, 0
-					return i, true, nil
-				}
-			default:
-				if obj {
-					return i, false, s.failByte(i, c, "after object key:value pair")
-				}
-				return i, false, s.failByte(i, c, "after array element")
-			}
-
-		case stDone:
+value: // st is stValue, or stElemOrEnd where ']' may close an array
+	i = skipSpace(p, i)
+	if i >= len(p) {
+		goto more
+	}
+	switch c = p[i]; c {
+	case '"':
+		i++
+		s.inKey = false
+		goto str
+	case '{', '[':
+		if depth >= max {
+			s.depth = depth
+			return i, false, s.failDepth(i)
+		}
+		s.setKind(depth, c == '{')
+		depth++
+		if s.spec != nil && depth > s.spec.highest {
+			s.spec.highest = depth
+		}
+		i++
+		if c == '{' {
+			st = stKeyOrEnd
+			goto key
+		}
+		st = stElemOrEnd
+		goto value
+	case ']':
+		if st != stElemOrEnd {
+			return i, false, s.failByte(i, c, "looking for beginning of value")
+		}
+		i++
+		depth--
+		if depth == 0 {
+			s.st, s.depth = stDone, 0
 			return i, true, nil
+		}
+		goto after
+	case 't', 'f', 'n':
+		s.sub = 0
+		switch c {
+		case 't':
+			s.lit = 0
+		case 'f':
+			s.lit = 1
+		default:
+			s.lit = 2
+		}
+		goto literal
+	}
+	if c == '-' || '0' <= c && c <= '9' {
+		s.sub = nStart
+		goto number
+	}
+	return i, false, s.failByte(i, c, "looking for beginning of value")
 
-		default: // stFailed
-			return i, false, s.err
+str: // inside a string; s.inKey says whether it is a key
+	// Most strings are short keys and values without escapes: look for
+	// the closing quote here before calling scanStr.
+	m = 0
+	for ; i+8 <= len(p); i += 8 {
+		if m = special(le64(p[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			break
 		}
 	}
+	if m == 0 {
+		for i < len(p) && plain[p[i]] {
+			i++
+		}
+	}
+	if i < len(p) && p[i] == '"' {
+		i++
+	} else {
+		j, r := scanStr(p, i)
+		i = j
+		if r&strBad != 0 {
+			return i, false, s.failByte(i, p[i], badStringWhat(r))
+		}
+		if r&strClosed == 0 {
+			// The piece ended inside the string, maybe inside an
+			// escape: take the escape's bytes one at a time.
+			if i < len(p) { // p[i] is a backslash
+				i++
+				goto escape
+			}
+			st = stString
+			goto more
+		}
+	}
+	if s.inKey {
+		if i < len(p) && p[i] == ':' { // compact JSON
+			i++
+			st = stValue
+			goto value
+		}
+		goto colon
+	}
+	if depth == 0 {
+		s.st, s.depth = stDone, 0
+		return i, true, nil
+	}
+	goto after
+
+escape: // after a backslash in a string
+	if i >= len(p) {
+		st = stEscape
+		goto more
+	}
+	if c = p[i]; c == 'u' {
+		s.sub = 0
+		i++
+		goto hex
+	}
+	if !escapeOK[c] {
+		return i, false, s.failByte(i, c, "in string escape code")
+	}
+	i++
+	goto str
+
+hex: // inside the four hex digits of \u (s.sub = digits read)
+	for s.sub < 4 {
+		if i >= len(p) {
+			st = stHex
+			goto more
+		}
+		if !isHex(p[i]) {
+			return i, false, s.failByte(i, p[i], "in \\u hexadecimal character escape")
+		}
+		i++
+		s.sub++
+	}
+	goto str
+
+number: // inside a number (s.sub = number state)
+	ns = s.sub
+	for i < len(p) {
+		next := numNext[ns][numClass[p[i]]]
+		if next >= nEnd {
+			break
+		}
+		ns = next
+		i++
+		if ns == nInt || ns == nFrac || ns == nExp {
+			for i < len(p) && p[i]-'0' < 10 {
+				i++
+			}
+		}
+	}
+	if i >= len(p) && !eof {
+		s.sub = ns
+		st = stNumber
+		goto more
+	}
+	if !numAccept[ns] {
+		if i >= len(p) {
+			s.sub = ns
+			st = stNumber
+			goto more // reported as an unexpected end below
+		}
+		return i, false, s.failByte(i, p[i], "in numeric literal")
+	}
+	if depth == 0 {
+		s.st, s.depth = stDone, 0
+		return i, true, nil
+	}
+	goto after
+
+literal: // inside true, false or null (s.lit, s.sub = bytes matched)
+	{
+		lit := literals[s.lit]
+		k := int(s.sub)
+		for k < len(lit) {
+			if i >= len(p) {
+				s.sub = uint8(k)
+				st = stLiteral
+				goto more
+			}
+			if p[i] != lit[k] {
+				return i, false, s.failByte(i, p[i], "in literal "+lit+" (expecting "+quoteByte(lit[k])+")")
+			}
+			i++
+			k++
+		}
+	}
+	if depth == 0 {
+		s.st, s.depth = stDone, 0
+		return i, true, nil
+	}
+	goto after
+
+key: // st is stKeyOrEnd after '{', where '}' may close it, or stKey
+	i = skipSpace(p, i)
+	if i >= len(p) {
+		goto more
+	}
+	if c = p[i]; c == '"' {
+		i++
+		s.inKey = true
+		goto str
+	}
+	if c != '}' || st != stKeyOrEnd {
+		return i, false, s.failByte(i, c, "looking for beginning of object key string")
+	}
+	i++
+	depth--
+	if depth == 0 {
+		s.st, s.depth = stDone, 0
+		return i, true, nil
+	}
+	goto after
+
+colon: // after a key
+	i = skipSpace(p, i)
+	if i >= len(p) {
+		st = stColon
+		goto more
+	}
+	if p[i] != ':' {
+		return i, false, s.failByte(i, p[i], "after object key")
+	}
+	i++
+	st = stValue
+	goto value
+
+after: // after a value in a container: ',' or its closer
+	i = skipSpace(p, i)
+	if i >= len(p) {
+		st = stAfter
+		goto more
+	}
+	if s.spec != nil && depth-1 < s.spec.lowest {
+		// A container opened before the speculation started.
+		var ok bool
+		if obj, ok = s.spec.kindAt(depth-1, i); !ok {
+			s.depth = depth
+			return i, false, s.failSpeculation(i)
+		}
+	} else {
+		obj = s.isObject(depth - 1)
+	}
+	switch c = p[i]; {
+	case c == ',':
+		i++
+		if obj {
+			st = stKey
+			goto key
+		}
+		st = stValue
+		goto value
+	case c == '}' && obj, c == ']' && !obj:
+		i++
+		depth--
+		if s.spec != nil && depth < s.spec.lowest {
+			if depth == 0 {
+				s.depth = depth
+				return i, false, s.failSpeculation(i)
+			}
+			s.spec.lowest = depth
+		}
+		if depth == 0 {
+			s.st, s.depth = stDone, 0
+			return i, true, nil
+		}
+		goto after
+	}
+	if obj {
+		return i, false, s.failByte(i, c, "after object key:value pair")
+	}
+	return i, false, s.failByte(i, c, "after array element")
+
 more:
 	s.st = st
 	s.depth = depth
