@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fpcheck/fpcheck/internal/synth"
 )
 
 // linesDocument is a pretty-printed recording document of 3,000 events,
@@ -94,6 +96,65 @@ func TestDocumentLinesWhereReadingStopped(t *testing.T) {
 			}
 			if st == nil || st.Lines != tt.wantLines {
 				t.Errorf("%s, %+v: Stats = %+v, want %d lines", tt.name, opts, st, tt.wantLines)
+			}
+		}
+	}
+}
+
+// TestDocumentErrorLines breaks a pretty-printed recording document (far
+// larger than the read buffer, snapshot and events both spread over many
+// lines) at commas all through it: in a value the walker skips, in one it
+// walks member by member, in an event it captures. Each error must name
+// the line the broken comma is on, counted from the document's bytes, on
+// one goroutine or several, speculating or not.
+func TestDocumentErrorLines(t *testing.T) {
+	var rec bytes.Buffer
+	if _, err := synth.WriteRecordingJSON(&rec, synth.Config{Iterations: 12, ToolResultBytes: 4096, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var doc bytes.Buffer
+	if err := json.Indent(&doc, rec.Bytes(), "", " "); err != nil {
+		t.Fatal(err)
+	}
+	text := doc.Bytes()
+	if len(text) < 3*scanBufSize {
+		t.Fatalf("the document is %d bytes, want more than three read buffers", len(text))
+	}
+	// The commas between values: outside strings.
+	var commas []int
+	in, esc := false, false
+	for i, c := range text {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && c == ',':
+			commas = append(commas, i)
+		}
+	}
+	modes := []Options{
+		{Workers: 1},
+		{Workers: 2},
+		{Workers: 2, specMinSize: 1, specChunk: 4 << 10},
+	}
+	dir := t.TempDir()
+	const breaks = 40
+	for k := range breaks {
+		at := commas[(k*len(commas)+len(commas)/2)/breaks]
+		broken := bytes.Clone(text)
+		broken[at] = '@'
+		path := filepath.Join(dir, fmt.Sprintf("doc-%d.json", k))
+		if err := os.WriteFile(path, broken, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("line %d:", bytes.Count(text[:at], []byte("\n"))+1)
+		for _, opts := range modes {
+			_, err := Load(path, opts, func(*Run) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("comma at byte %d broken, %+v: error %v, want one at %q", at, opts, err, want)
 			}
 		}
 	}
