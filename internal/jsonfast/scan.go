@@ -253,11 +253,7 @@ value: // st is stValue, or stElemOrEnd where ']' may close an array
 		}
 		i++
 		depth--
-		if depth == 0 {
-			s.st, s.depth = stDone, 0
-			return i, true, nil
-		}
-		goto after
+		goto ended
 	case 't', 'f', 'n':
 		s.sub = 0
 		switch c {
@@ -318,11 +314,7 @@ str: // inside a string; s.inKey says whether it is a key
 		}
 		goto colon
 	}
-	if depth == 0 {
-		s.st, s.depth = stDone, 0
-		return i, true, nil
-	}
-	goto after
+	goto ended
 
 escape: // after a backslash in a string
 	if i >= len(p) {
@@ -382,11 +374,7 @@ number: // inside a number (s.sub = number state)
 		}
 		return i, false, s.failByte(i, p[i], "in numeric literal")
 	}
-	if depth == 0 {
-		s.st, s.depth = stDone, 0
-		return i, true, nil
-	}
-	goto after
+	goto ended
 
 literal: // inside true, false or null (s.lit, s.sub = bytes matched)
 	{
@@ -405,11 +393,7 @@ literal: // inside true, false or null (s.lit, s.sub = bytes matched)
 			k++
 		}
 	}
-	if depth == 0 {
-		s.st, s.depth = stDone, 0
-		return i, true, nil
-	}
-	goto after
+	goto ended
 
 key: // st is stKeyOrEnd after '{', where '}' may close it, or stKey
 	i = skipSpace(p, i)
@@ -426,6 +410,9 @@ key: // st is stKeyOrEnd after '{', where '}' may close it, or stKey
 	}
 	i++
 	depth--
+	goto ended
+
+ended: // a value ended at i: the whole value, or one in a container
 	if depth == 0 {
 		s.st, s.depth = stDone, 0
 		return i, true, nil
@@ -480,11 +467,7 @@ after: // after a value in a container: ',' or its closer
 			}
 			s.spec.lowest = depth
 		}
-		if depth == 0 {
-			s.st, s.depth = stDone, 0
-			return i, true, nil
-		}
-		goto after
+		goto ended
 	}
 	if obj {
 		return i, false, s.failByte(i, c, "after object key:value pair")
