@@ -178,10 +178,10 @@ var literals = [3]string{"true", "false", "null"}
 //
 // Each state is a label, and a token goes straight to the state that
 // follows it: a loop over a switch on the state paid an indirect jump per
-// token, which the mix of keys, strings, numbers and brackets in a
-// recording's snapshot made the most mispredicted branch of validating it.
-// st is kept only where a piece may end: what is stored for the next
-// piece at more.
+// token, whose target the mix of keys, strings, numbers and brackets in a
+// recording's snapshot keeps changing; it was the hottest line of
+// validating one. st is set only where a piece may end, as the state kept
+// for the next piece (at more).
 func (s *Scanner) scan(p []byte, i int, eof bool) (int, bool, error) {
 	st := s.st
 	depth := s.depth
