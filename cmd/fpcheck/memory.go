@@ -25,6 +25,16 @@ import (
 // heap stays well under it.
 const softMemoryLimit = 72 << 20
 
+// armedSoftMemoryLimit is softMemoryLimit when declarations arm checks,
+// the floor the soft limit keeps to whatever is live (see setBudget). An
+// armed replay allocates two to three times as much for the same input
+// (the payloads it reads, the claims' trees), so under the unarmed floor
+// it is collected two to three times as often: the 1 GiB real-shaped
+// stream armed spent a fifth of its CPU more than under this one. (c)
+// allows an armed run 128 MB against an unarmed one's 100 MB, and this
+// keeps the same room below it for the binary and the runtime.
+const armedSoftMemoryLimit = 96 << 20
+
 // memoryAllowance is what the process holds besides its runs, in the soft
 // limit the budget sets: the binary and runtime, a line being decoded, a
 // zstd window (at most 128 MiB, taken by the rare stream written with
@@ -73,8 +83,10 @@ type memoryLimit struct {
 	current int64
 	// ceiling is the budget's limit; 0 until the flags are read, and
 	// when a report keeps every run whole (--format html), which no
-	// limit bounds.
+	// limit bounds. floor is the least limit, softMemoryLimit until the
+	// flags say whether checks are armed.
 	ceiling int64
+	floor   int64
 	// heap is what setLocked reads of the runtime after a collection:
 	// the live heap, then the classes of memory the soft limit counts
 	// besides it (see overheadOf).
@@ -95,10 +107,11 @@ var memLimit memoryLimit
 // collection, so a short job (a recording of a few tens of MB) is not
 // collected at all, where the collector's own goal (twice the live heap,
 // from 4 MiB) collected an 84 MB recording's heap five times in its first
-// 50 ms. After the first, the soft limit starts from softMemoryLimit and
-// follows the live heap (setLocked).
+// 50 ms. After the first, the soft limit starts from its floor
+// (softMemoryLimit, or armedSoftMemoryLimit) and follows the live heap
+// (setLocked).
 //
-// While the limit is softMemoryLimit, GOGC stays off: the heap may grow to
+// While the limit is its floor, GOGC stays off: the heap may grow to
 // that limit between collections whatever is live, where twice a small live
 // heap collected a stream's garbage every few MB (the 300 MB real-shaped
 // stream armed: 21 collections, now 12; CPU 3.4 % less armed and 3.3 %
@@ -114,7 +127,7 @@ func (m *memoryLimit) start() {
 		return
 	}
 	m.on = true
-	m.current = softMemoryLimit
+	m.current, m.floor = softMemoryLimit, softMemoryLimit
 	m.heap = heapSamples()
 	if os.Getenv("GOGC") == "" {
 		m.first, m.gcOff = true, true
@@ -126,17 +139,18 @@ func (m *memoryLimit) start() {
 	m.afterNextGC()
 }
 
-// setCeiling bounds the soft limit by ceiling (0 for none), once the
-// flags say what the limits are. It does nothing unless start set the
-// limit: under GOMEMLIMIT, or in a test calling Main, the runtime's limit
-// is left alone.
-func (m *memoryLimit) setCeiling(ceiling int64) {
+// setBudget keeps the soft limit at floor or above and bounds it by
+// ceiling (0 for none), once the flags say what the limits are and
+// whether checks are armed. It does nothing unless start set the limit:
+// under GOMEMLIMIT, or in a test calling Main, the runtime's limit is
+// left alone.
+func (m *memoryLimit) setBudget(floor, ceiling int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.on {
 		return
 	}
-	m.ceiling = ceiling
+	m.floor, m.ceiling = floor, ceiling
 	m.setLocked()
 }
 
@@ -180,13 +194,13 @@ func (m *memoryLimit) setLocked() {
 	if !ok {
 		return
 	}
-	if next, ok := nextLimit(m.current, live, overhead, m.ceiling); ok {
+	if next, ok := nextLimit(m.current, live, overhead, m.floor, m.ceiling); ok {
 		m.current = next
 		if !m.first {
 			debug.SetMemoryLimit(next)
 		}
 	}
-	if m.gcOff && !m.first && m.current > softMemoryLimit {
+	if m.gcOff && !m.first && m.current > m.floor {
 		m.gcOff = false
 		debug.SetGCPercent(m.gcPercent)
 	}
@@ -221,10 +235,10 @@ func overheadOf(s []metrics.Sample) (live, overhead int64, ok bool) {
 }
 
 // nextLimit is the soft limit to set for a live heap of live bytes and
-// overhead bytes beside it (see overheadOf), under a limit of current and
-// a ceiling (0 for none), and whether to set it: room for the live heap,
-// its overhead and a fifth of the live heap more to allocate into between
-// collections (at least softMemoryLimit in all), at most the ceiling,
+// overhead bytes beside it (see overheadOf), under a limit of current,
+// a floor and a ceiling (0 for none), and whether to set it: room for the
+// live heap, its overhead and a fifth of the live heap more to allocate
+// into between collections (at least the floor in all), at most the ceiling,
 // where the heap still gets its overhead and an eighth. It is set when it
 // rises by more than a thirty-second, or when it comes down from above the
 // ceiling.
@@ -240,8 +254,8 @@ func overheadOf(s []metrics.Sample) (live, overhead int64, ok bool) {
 // large objects (one run's long results) has less room than half its size
 // gave it, and is collected more often for it, in less memory (65,536
 // identical 32 KiB results: 14 % more CPU, about 5 MB less).
-func nextLimit(current, live, overhead, ceiling int64) (int64, bool) {
-	want := max(softMemoryLimit, live+overhead+live/5)
+func nextLimit(current, live, overhead, floor, ceiling int64) (int64, bool) {
+	want := max(floor, live+overhead+live/5)
 	if ceiling > 0 && want > ceiling {
 		want = max(ceiling, live+overhead+live/8)
 	}

@@ -19,30 +19,34 @@ import (
 func TestNextLimit(t *testing.T) {
 	const mib = 1 << 20
 	tests := []struct {
-		name                             string
-		current, live, overhead, ceiling int64
-		want                             int64
-		set                              bool
+		name                                    string
+		current, live, overhead, floor, ceiling int64
+		want                                    int64
+		set                                     bool
 	}{
-		{"small live heap keeps the soft limit", softMemoryLimit, 20 * mib, 5 * mib, 0, softMemoryLimit, false},
-		{"live heap near the limit raises it", softMemoryLimit, 70 * mib, 10 * mib, 0, 94 * mib, true},
-		{"the overhead is room the heap cannot use", softMemoryLimit, 50 * mib, 20 * mib, 0, 80 * mib, true},
-		{"a rise of a thirty-second or less waits", 100 * mib, 80 * mib, 4 * mib, 0, 100 * mib, false},
-		{"a rise of more is set", 100 * mib, 85 * mib, 4 * mib, 0, 106 * mib, true},
-		{"a shrinking live heap does not lower it", 150 * mib, 30 * mib, 5 * mib, 0, softMemoryLimit, false},
-		{"a large live heap", 150 * mib, 200 * mib, 20 * mib, 0, 260 * mib, true},
-		{"the ceiling stops the rise", 200 * mib, 330 * mib, 10 * mib, 384 * mib, 384 * mib, true},
-		{"under the ceiling it follows the live heap", softMemoryLimit, 100 * mib, 10 * mib, 384 * mib, 130 * mib, true},
-		{"at the ceiling a larger live heap still gets its overhead and an eighth", 384 * mib, 400 * mib, 16 * mib, 384 * mib, 466 * mib, true},
-		{"a limit set before the ceiling comes down to it", 900 * mib, 100 * mib, 10 * mib, 384 * mib, 130 * mib, true},
-		{"a limit above the ceiling follows a shrinking live heap down", 450 * mib, 360 * mib, 0, 384 * mib, 405 * mib, true},
-		{"at the ceiling a shrinking live heap does not lower it", 384 * mib, 100 * mib, 10 * mib, 384 * mib, 130 * mib, false},
+		{"small live heap keeps the soft limit", softMemoryLimit, 20 * mib, 5 * mib, softMemoryLimit, 0, softMemoryLimit, false},
+		{"live heap near the limit raises it", softMemoryLimit, 70 * mib, 10 * mib, softMemoryLimit, 0, 94 * mib, true},
+		{"the overhead is room the heap cannot use", softMemoryLimit, 50 * mib, 20 * mib, softMemoryLimit, 0, 80 * mib, true},
+		{"a rise of a thirty-second or less waits", 100 * mib, 80 * mib, 4 * mib, softMemoryLimit, 0, 100 * mib, false},
+		{"a rise of more is set", 100 * mib, 85 * mib, 4 * mib, softMemoryLimit, 0, 106 * mib, true},
+		{"a shrinking live heap does not lower it", 150 * mib, 30 * mib, 5 * mib, softMemoryLimit, 0, softMemoryLimit, false},
+		{"a large live heap", 150 * mib, 200 * mib, 20 * mib, softMemoryLimit, 0, 260 * mib, true},
+		{"the ceiling stops the rise", 200 * mib, 330 * mib, 10 * mib, softMemoryLimit, 384 * mib, 384 * mib, true},
+		{"under the ceiling it follows the live heap", softMemoryLimit, 100 * mib, 10 * mib, softMemoryLimit, 384 * mib, 130 * mib, true},
+		{"at the ceiling a larger live heap still gets its overhead and an eighth", 384 * mib, 400 * mib, 16 * mib, softMemoryLimit, 384 * mib, 466 * mib, true},
+		{"a limit set before the ceiling comes down to it", 900 * mib, 100 * mib, 10 * mib, softMemoryLimit, 384 * mib, 130 * mib, true},
+		{"a limit above the ceiling follows a shrinking live heap down", 450 * mib, 360 * mib, 0, softMemoryLimit, 384 * mib, 405 * mib, true},
+		{"at the ceiling a shrinking live heap does not lower it", 384 * mib, 100 * mib, 10 * mib, softMemoryLimit, 384 * mib, 130 * mib, false},
+		{"the armed floor lifts the limit of a small live heap", softMemoryLimit, 20 * mib, 5 * mib, armedSoftMemoryLimit, 0, armedSoftMemoryLimit, true},
+		{"a small live heap keeps the armed floor", armedSoftMemoryLimit, 20 * mib, 5 * mib, armedSoftMemoryLimit, 0, armedSoftMemoryLimit, false},
+		{"a live heap past the armed floor raises it", armedSoftMemoryLimit, 90 * mib, 10 * mib, armedSoftMemoryLimit, 0, 118 * mib, true},
+		{"the ceiling bounds an armed limit too", armedSoftMemoryLimit, 96 * mib, 10 * mib, armedSoftMemoryLimit, 110 * mib, 118 * mib, true},
 	}
 	for _, tt := range tests {
-		got, set := nextLimit(tt.current, tt.live, tt.overhead, tt.ceiling)
+		got, set := nextLimit(tt.current, tt.live, tt.overhead, tt.floor, tt.ceiling)
 		if set != tt.set || (set && got != tt.want) {
-			t.Errorf("%s: nextLimit(%d MiB, %d MiB, %d MiB, %d MiB) = %d MiB, %v; want %d MiB, %v",
-				tt.name, tt.current/mib, tt.live/mib, tt.overhead/mib, tt.ceiling/mib, got/mib, set, tt.want/mib, tt.set)
+			t.Errorf("%s: nextLimit(%d MiB, %d MiB, %d MiB, %d MiB, %d MiB) = %d MiB, %v; want %d MiB, %v",
+				tt.name, tt.current/mib, tt.live/mib, tt.overhead/mib, tt.floor/mib, tt.ceiling/mib, got/mib, set, tt.want/mib, tt.set)
 		}
 	}
 }
@@ -107,12 +111,15 @@ func TestCeilingFromTheFlags(t *testing.T) {
 		memLimit.on, memLimit.ceiling = false, 0
 		memLimit.mu.Unlock()
 	}()
-	run(t, nil, "analyze", "--color=never", "--max-run-bytes", "1048576", "-j", "2", "../../testdata/recordings/demo")
+	run(t, nil, "analyze", "--color=never", "--max-run-bytes", "1048576", "-j", "2", "../../testdata/recordings/demo/triage.jsonl")
 	memLimit.mu.Lock()
-	ceiling, current := memLimit.ceiling, memLimit.current
+	ceiling, current, floor := memLimit.ceiling, memLimit.current, memLimit.floor
 	memLimit.mu.Unlock()
 	if want := budgetLimit(1<<20, 2); ceiling != want {
 		t.Errorf("ceiling %d MiB, want %d MiB", ceiling>>20, want>>20)
+	}
+	if floor != softMemoryLimit {
+		t.Errorf("floor %d MiB with nothing declared, want %d MiB", floor>>20, softMemoryLimit>>20)
 	}
 	// Where it comes down to depends on this test process's live heap
 	// (TestNextLimit has the formula); that it comes down does not.
@@ -122,6 +129,14 @@ func TestCeilingFromTheFlags(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != current {
 		t.Errorf("the runtime's limit is %d, the recorded one %d", got, current)
 	}
+	// Declarations arm checks, and the limit keeps to the armed floor.
+	run(t, nil, "analyze", "--color=never", "--declarations", "../../testdata/recordings/demo/declarations.yaml", "../../testdata/recordings/demo/triage.jsonl")
+	memLimit.mu.Lock()
+	floor, current = memLimit.floor, memLimit.current
+	memLimit.mu.Unlock()
+	if floor != armedSoftMemoryLimit || current < armedSoftMemoryLimit {
+		t.Errorf("declared: floor %d MiB, limit %d MiB; want both at least %d MiB", floor>>20, current>>20, armedSoftMemoryLimit>>20)
+	}
 }
 
 // TestGOMEMLIMITWins: with GOMEMLIMIT in the environment, neither the
@@ -130,7 +145,7 @@ func TestCeilingFromTheFlags(t *testing.T) {
 func TestGOMEMLIMITWins(t *testing.T) {
 	if os.Getenv("FPCHECK_TEST_GOMEMLIMIT") != "" {
 		memLimit.start()
-		memLimit.setCeiling(budgetLimit(1<<20, 1))
+		memLimit.setBudget(softMemoryLimit, budgetLimit(1<<20, 1))
 		runtime.GC()
 		runtime.GC()
 		fmt.Println(debug.SetMemoryLimit(-1))

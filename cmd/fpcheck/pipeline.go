@@ -218,7 +218,13 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	if p.opts.Explain {
 		ceiling = 0
 	}
-	memLimit.setCeiling(ceiling)
+	// Declared tools arm checks, whose replay allocates two to three
+	// times as much: its limit keeps to a higher floor.
+	floor := int64(softMemoryLimit)
+	if p.decls != nil {
+		floor = armedSoftMemoryLimit
+	}
+	memLimit.setBudget(floor, ceiling)
 	jobs := max(1, min(budget, len(inputs)))
 	p.workers = max(1, budget/jobs)
 	p.spare.Store(int64(max(0, budget-jobs*p.workers)))
