@@ -25,8 +25,9 @@ import (
 // heap stays well under it.
 const softMemoryLimit = 72 << 20
 
-// armedSoftMemoryLimit is softMemoryLimit when declarations arm checks,
-// the floor the soft limit keeps to whatever is live (see setBudget). An
+// armedSoftMemoryLimit is softMemoryLimit when a declarations file arms
+// checks: the floor the soft limit keeps to whatever is live (see
+// setBudget). An
 // armed replay allocates two to three times as much for the same input
 // (the payloads it reads, the claims' trees), so under the unarmed floor
 // it is collected two to three times as often: the 1 GiB real-shaped

@@ -218,8 +218,8 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 	if p.opts.Explain {
 		ceiling = 0
 	}
-	// Declared tools arm checks, whose replay allocates two to three
-	// times as much: its limit keeps to a higher floor.
+	// Declarations arm checks, whose replay allocates two to three times
+	// as much: its limit keeps to a higher floor.
 	floor := int64(softMemoryLimit)
 	if p.decls != nil {
 		floor = armedSoftMemoryLimit
