@@ -81,6 +81,35 @@ func (w walker) elements(arr []byte, fn func(el []byte) bool) error {
 	return nil
 }
 
+// pickEach fills out, as pick does, with the members of each element of
+// the array arr in turn and calls fn after each, until fn returns false.
+// It reports whether every element was an object pick took and fn
+// returned true for each. A validated array's objects are walked once,
+// not first to find their ends.
+func (w walker) pickEach(arr []byte, names []string, out [][]byte, fn func() bool) bool {
+	if !w.valid {
+		ok := true
+		err := jsonfast.Elements(arr, func(_ int, el []byte) bool {
+			ok = pick(el, names, out) && fn()
+			return ok
+		})
+		return ok && err == nil
+	}
+	out = out[:len(names)]
+	ok := true
+	jsonfast.ValidEach(arr, func(i int) int {
+		clear(out)
+		end := jsonfast.ValidObject(arr, i, func(key []byte, _ bool, val []byte) {
+			ok = ok && jsonfast.CollectMember(key, val, names, out)
+		})
+		if ok = ok && end > i && fn(); !ok {
+			return -1
+		}
+		return end
+	})
+	return ok
+}
+
 // pickPayload is pick on an event's payload: from the index the loader
 // made of it while validating it when there is one (the same answer
 // without a second walk; see recording.Event.Members), else by walking it.
@@ -343,12 +372,11 @@ func fastHistory(dst []historyMessage, raw []byte, content, valid bool) ([]histo
 	if msgs == nil {
 		msgs = []historyMessage{}
 	}
-	ok := true
-	err := w.elements(raw, func(el []byte) bool {
-		var v [5][]byte
+	var v [5][]byte
+	var f [2][]byte
+	ok := w.pickEach(raw, historyNames, v[:], func() bool {
 		var m historyMessage
-		if !w.pick(el, historyNames, v[:]) || !setStr(&m.Role, v[0]) || !setStr(&m.ToolCallID, v[2]) || !setStr(&m.ToolName, v[3]) {
-			ok = false
+		if !setStr(&m.Role, v[0]) || !setStr(&m.ToolCallID, v[2]) || !setStr(&m.ToolName, v[3]) {
 			return false
 		}
 		if content {
@@ -356,36 +384,30 @@ func fastHistory(dst []historyMessage, raw []byte, content, valid bool) ([]histo
 		}
 		if tc := v[4]; tc != nil && tc[0] != 'n' {
 			if tc[0] != '[' {
-				ok = false
 				return false
 			}
 			m.ToolCalls = make([]struct {
 				ID   string `json:"id"`
 				Name string `json:"name"`
 			}, 0)
-			if err := w.elements(tc, func(c []byte) bool {
-				var f [2][]byte
+			if !w.pickEach(tc, toolCallNames, f[:], func() bool {
 				var call struct {
 					ID   string `json:"id"`
 					Name string `json:"name"`
 				}
-				if !w.pick(c, toolCallNames, f[:]) || !setStr(&call.ID, f[0]) || !setStr(&call.Name, f[1]) {
-					ok = false
+				if !setStr(&call.ID, f[0]) || !setStr(&call.Name, f[1]) {
 					return false
 				}
 				m.ToolCalls = append(m.ToolCalls, call)
 				return true
-			}); err != nil {
-				ok = false
-			}
-			if !ok {
+			}) {
 				return false
 			}
 		}
 		msgs = append(msgs, m)
 		return true
 	})
-	return msgs, ok && err == nil
+	return msgs, ok
 }
 
 // toolNamesOf is toolNames, read in one pass when the tools are an array
@@ -397,22 +419,18 @@ func toolNamesOf(raw json.RawMessage, slow, valid bool) ([]string, bool) {
 	}
 	w := walker{valid: valid}
 	names := []string{}
-	ok := true
-	err := w.elements(raw, func(el []byte) bool {
-		var v [1][]byte
-		if !w.pick(el, nameNames, v[:]) || v[0] == nil || v[0][0] != '"' {
-			ok = false
+	var v [1][]byte
+	if !w.pickEach(raw, nameNames, v[:], func() bool {
+		if v[0] == nil || v[0][0] != '"' {
 			return false
 		}
 		s, err := jsonfast.ShortString(v[0])
 		if err != nil {
-			ok = false
 			return false
 		}
 		names = append(names, s)
 		return true
-	})
-	if !ok || err != nil {
+	}) {
 		return toolNames(raw)
 	}
 	return names, true

@@ -106,27 +106,43 @@ func nextValidItem(b []byte, i int) int {
 // written, which matches the same names its decoding would (invalid
 // UTF-8 matches none either way).
 func ValidMembers(obj []byte, fn func(key []byte, escaped bool, val []byte)) {
-	i := openValid(obj, '{')
-	if i < 0 {
-		return
+	ValidObject(obj, 0, fn)
+}
+
+// ValidObject calls fn for each member of the object that starts at b[i]
+// (after whitespace) in the validated text b, as ValidMembers does, and
+// returns the index just after its closing brace, or -1 when no object
+// starts there. A reader of an array's objects reads each in one walk,
+// where finding its end first walked it twice.
+func ValidObject(b []byte, i int, fn func(key []byte, escaped bool, val []byte)) int {
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '{' {
+		return -1
 	}
+	i++
 	for {
-		i = nextValidItem(obj, i)
-		if i >= len(obj) || obj[i] != '"' {
-			return // '}' or the end
+		i = nextValidItem(b, i)
+		if i >= len(b) {
+			return -1
 		}
-		end := skipValidString(obj, i+1)
+		if b[i] != '"' {
+			if b[i] == '}' {
+				return i + 1
+			}
+			return -1
+		}
+		end := skipValidString(b, i+1)
 		if end-1 <= i {
-			return
+			return -1
 		}
-		tok := obj[i:end] // the key with its quotes
+		tok := b[i:end] // the key with its quotes
 		key := tok[1 : len(tok)-1]
-		i = skipSpace(obj, end)
-		if i >= len(obj) || obj[i] != ':' {
-			return
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return -1
 		}
-		i = skipSpace(obj, i+1)
-		vend := skipValidValue(obj, i)
+		i = skipSpace(b, i+1)
+		vend := skipValidValue(b, i)
 		escaped := bytes.IndexByte(key, '\\') >= 0
 		if escaped {
 			k, err := String(tok)
@@ -136,13 +152,26 @@ func ValidMembers(obj []byte, fn func(key []byte, escaped bool, val []byte)) {
 			}
 			key = []byte(k)
 		}
-		fn(key, escaped, obj[i:vend])
+		fn(key, escaped, b[i:vend])
 		i = vend
 	}
 }
 
 // ValidElements calls fn for each element of the validated array arr.
 func ValidElements(arr []byte, fn func(val []byte)) {
+	ValidEach(arr, func(i int) int {
+		end := skipValidValue(arr, i)
+		if end > i {
+			fn(arr[i:end])
+		}
+		return end
+	})
+}
+
+// ValidEach calls fn with the index at which each element of the
+// validated array arr starts; fn returns the index just after that
+// element, or one at or before its start to stop.
+func ValidEach(arr []byte, fn func(i int) int) {
 	i := openValid(arr, '[')
 	if i < 0 {
 		return
@@ -152,11 +181,10 @@ func ValidElements(arr []byte, fn func(val []byte)) {
 		if i >= len(arr) || arr[i] == ']' {
 			return
 		}
-		end := skipValidValue(arr, i)
+		end := fn(i)
 		if end <= i {
 			return
 		}
-		fn(arr[i:end])
 		i = end
 	}
 }

@@ -37,8 +37,18 @@ func FuzzValidWalk(f *testing.F) {
 		})
 		var gotElems, wantElems []string
 		ValidElements(data, func(val []byte) { gotElems = append(gotElems, string(val)) })
+		end := ValidObject(data, 0, func([]byte, bool, []byte) {})
 		if !json.Valid(data) {
 			return // only the absence of a panic is asked for
+		}
+		// An object ends at its closing brace, the last byte but
+		// whitespace; anything else is no object.
+		wantEnd := -1
+		if i := skipSpace(data, 0); data[i] == '{' {
+			wantEnd = len(trimSpace(data)) + i
+		}
+		if end != wantEnd {
+			t.Errorf("ValidObject(%q) = %d, want %d", data, end, wantEnd)
 		}
 		Members(data, func(key []byte, escaped bool, val []byte) bool {
 			want = append(want, member{string(key), string(val)})
