@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // lineReader splits a stream into lines with bufio.Reader.ReadSlice, which
@@ -291,7 +293,7 @@ func filePrefix(name string) string {
 // isBlank reports a line of JSON whitespace only.
 func isBlank(b []byte) bool {
 	for _, c := range b {
-		if !isSpace(c) {
+		if !jsonfast.IsSpace(c) {
 			return false
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // PackedFormat is the one packed-recording format this build reads:
@@ -495,7 +497,7 @@ func skipJSON(b []byte, i int) (int, error) {
 		return len(b), &packError{"the packed text ends inside a container"}
 	}
 	j := i
-	for j < len(b) && !isSpace(b[j]) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ':' {
+	for j < len(b) && !jsonfast.IsSpace(b[j]) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ':' {
 		j++
 	}
 	return j, nil

@@ -23,7 +23,7 @@ func validFields(obj []byte, names []string, out [][]byte) {
 }
 
 func skipWS(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
+	for i < len(b) && jsonfast.IsSpace(b[i]) {
 		i++
 	}
 	return i

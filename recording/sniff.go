@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // EnvelopeFormat is the one envelope format string this build reads.
@@ -134,7 +136,7 @@ func sniffFormat(window []byte, atEOF bool) (Format, error) {
 		return FormatEmpty, nil
 	}
 	i := 0
-	for i < len(window) && isSpace(window[i]) {
+	for i < len(window) && jsonfast.IsSpace(window[i]) {
 		i++
 	}
 	if i == len(window) {
@@ -212,8 +214,6 @@ func onlyEventKeys(keys []string) bool {
 	return true
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
 // windowHasEventLine reports whether some complete line of the window is an
 // agentfootprint event, so a stream whose first line is damaged is still
 // read as a stream (and the damage counted).
@@ -249,7 +249,7 @@ func describeStart(b []byte) string {
 	}
 	text := utf8.Valid(b)
 	for _, c := range b {
-		if c < 0x20 && !isSpace(c) || c == 0x7f {
+		if c < 0x20 && !jsonfast.IsSpace(c) || c == 0x7f {
 			text = false
 			break
 		}

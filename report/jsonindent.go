@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // appendIndented appends src, one JSON value as encoding/json writes it
@@ -35,7 +37,7 @@ func appendIndented(dst, src []byte, prefix, indent string) []byte {
 // does not end.
 func appendIndentedFast(dst, src []byte, prefix, indent string) ([]byte, bool) {
 	i := 0
-	for i < len(src) && isJSONSpace(src[i]) {
+	for i < len(src) && jsonfast.IsSpace(src[i]) {
 		i++ // json.Indent drops what precedes the value
 	}
 	if i == len(src) || src[i] != '{' && src[i] != '[' && src[i] != '"' {
@@ -47,7 +49,7 @@ func appendIndentedFast(dst, src []byte, prefix, indent string) ([]byte, bool) {
 	open := false
 	for i < len(src) {
 		c := src[i]
-		if isJSONSpace(c) {
+		if jsonfast.IsSpace(c) {
 			i++
 			continue
 		}
@@ -92,7 +94,7 @@ func appendIndentedFast(dst, src []byte, prefix, indent string) ([]byte, bool) {
 			// The value has ended: json.Indent keeps the whitespace
 			// after it as it is, and nothing else may follow.
 			for ; i < len(src); i++ {
-				if !isJSONSpace(src[i]) {
+				if !jsonfast.IsSpace(src[i]) {
 					return dst, false
 				}
 				dst = append(dst, src[i])
@@ -102,8 +104,6 @@ func appendIndentedFast(dst, src []byte, prefix, indent string) ([]byte, bool) {
 	}
 	return dst, false
 }
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // stringEnd is the index just past the closing quote of the string whose
 // opening quote is src[at]; ok is false when it does not end.

@@ -582,13 +582,15 @@ func skipSpace(p []byte, i int) int {
 	return i
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// IsSpace reports whether c is JSON whitespace: space, tab, line feed or
+// carriage return.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // trimSpace removes JSON whitespace from both ends of b.
 func trimSpace(b []byte) []byte {
 	i := skipSpace(b, 0)
 	j := len(b)
-	for j > i && isSpace(b[j-1]) {
+	for j > i && IsSpace(b[j-1]) {
 		j--
 	}
 	return b[i:j]
