@@ -604,14 +604,11 @@ func closerOf(open byte) string {
 // captureValue skips one value and returns its bytes (a fresh slice).
 // limit bounds its length; 0 means no limit.
 func (s *scanner) captureValue(limit int64) ([]byte, error) {
-	raw, err := s.appendValue(s.capSpare[:0], limit)
+	raw, err := s.captureTransient(limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, len(raw))
-	copy(out, raw)
-	s.keepSpare(raw)
-	return out, nil
+	return bytes.Clone(raw), nil
 }
 
 // keepSpare keeps b, a capture's buffer, for the next capture, unless it
@@ -627,7 +624,7 @@ func (s *scanner) keepSpare(b []byte) {
 // captureTransient skips one value and returns its bytes, valid only
 // until the scanner reads again: for a caller that is done with them
 // before then (one that copies what it keeps), it spares the copy into
-// memory of their own that captureValue makes. A value read whole is
+// memory of their own that captureValue adds. A value read whole is
 // handed out of the scanner's buffer; one that spans reads is gathered
 // in the kept capture buffer (keepSpare).
 func (s *scanner) captureTransient(limit int64) ([]byte, error) {
