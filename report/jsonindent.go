@@ -60,7 +60,7 @@ func appendIndentedFast(dst, src []byte, prefix, indent string) ([]byte, bool) {
 		}
 		switch c {
 		case '"':
-			end, ok := stringEnd(src, i)
+			end, ok := jsonfast.ValidStringEnd(src, i+1)
 			if !ok {
 				return dst, false
 			}
@@ -103,28 +103,6 @@ func appendIndentedFast(dst, src []byte, prefix, indent string) ([]byte, bool) {
 		}
 	}
 	return dst, false
-}
-
-// stringEnd is the index just past the closing quote of the string whose
-// opening quote is src[at]; ok is false when it does not end.
-func stringEnd(src []byte, at int) (int, bool) {
-	i := at + 1
-	for {
-		q := bytes.IndexByte(src[i:], '"')
-		if q < 0 {
-			return 0, false
-		}
-		i += q
-		// A quote after an odd run of backslashes is escaped.
-		n := 0
-		for j := i - 1; j > at && src[j] == '\\'; j-- {
-			n++
-		}
-		i++
-		if n%2 == 0 {
-			return i, true
-		}
-	}
 }
 
 func appendLineIndent(dst []byte, prefix, indent string, depth int) []byte {

@@ -16,10 +16,20 @@ import "bytes"
 // skipValidString returns the index just after the closing quote of the string
 // whose body starts at b[i], or len(b).
 func skipValidString(b []byte, i int) int {
+	if end, ok := ValidStringEnd(b, i); ok {
+		return end
+	}
+	return len(b)
+}
+
+// ValidStringEnd returns the index just after the closing quote of the
+// string whose body starts at b[i] in text known to be valid JSON (the
+// escapes are not checked); ok is false when no quote closes it.
+func ValidStringEnd(b []byte, i int) (end int, ok bool) {
 	for i < len(b) {
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
-			return len(b)
+			return len(b), false
 		}
 		q := i + j
 		// The quote closes the string unless an odd run of backslashes
@@ -29,11 +39,11 @@ func skipValidString(b []byte, i int) int {
 			n++
 		}
 		if n%2 == 0 {
-			return q + 1
+			return q + 1, true
 		}
 		i = q + 1
 	}
-	return len(b)
+	return len(b), false
 }
 
 // skipValidValue returns the index just after the value starting at b[i] (no
