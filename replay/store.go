@@ -33,10 +33,14 @@ func KeepInMemoryFor(maxRunBytes int64) int64 {
 // textStore holds the texts a run keeps for its checks, each distinct text
 // once: a run repeats the same result or message again and again (every
 // later request carries it, every history repeats it), and a hostile one
-// can repeat one text a million times. Texts are known by the first 128
-// bits of a SHA-256 of their bytes; a collision would need a break of
-// SHA-256, so equal digests are taken as equal texts without comparing
-// them.
+// can repeat one text a million times. A text kept as written and held in
+// memory is found by itself (a map keyed by the very string the store
+// holds, so the key costs no bytes and a match is a byte compare); any
+// other text is known by the first 128 bits of a SHA-256 of its bytes: a
+// collision would need a break of SHA-256, so equal digests are taken as
+// equal texts without comparing them. SHA-256 is several times slower
+// than the map's hash, and it was paid for every message a run carries
+// again.
 //
 // Past budget bytes held in memory, further texts are appended to a
 // temporary file in os.TempDir and read back when searched, so what a run
@@ -45,7 +49,10 @@ func KeepInMemoryFor(maxRunBytes int64) int64 {
 // vanishes with the process, even one that is killed), and removed by
 // close otherwise.
 type textStore struct {
-	ids   map[textDigest]textRef
+	ids map[textDigest]textRef
+	// held are the texts kept as written and held in memory, by
+	// themselves; such a text is not in ids.
+	held  map[string]textRef
 	items []storedText
 	// placed are the lowered refs of recently asked strings by where
 	// their bytes are (see lowerAt).
@@ -101,9 +108,9 @@ func newTextStore(budget int64) *textStore {
 	}
 	st := &textStore{budget: budget}
 	if c, ok := storeContainers.Get().(*storeLent); ok {
-		st.ids, st.items = c.ids, c.items
+		st.ids, st.held, st.items = c.ids, c.held, c.items
 	} else {
-		st.ids = map[textDigest]textRef{}
+		st.ids, st.held = map[textDigest]textRef{}, map[string]textRef{}
 	}
 	return st
 }
@@ -112,6 +119,7 @@ func newTextStore(budget int64) *textStore {
 // its index and its list, emptied.
 type storeLent struct {
 	ids   map[textDigest]textRef
+	held  map[string]textRef
 	items []storedText
 }
 
@@ -120,15 +128,27 @@ var storeContainers sync.Pool
 // lend hands the store's index and list on, emptied, unless they grew past
 // maxLentEntries; the store holds neither afterwards.
 func (st *textStore) lend() {
-	if len(st.items) <= maxLentEntries && st.ids != nil {
-		storeContainers.Put(&storeLent{ids: keepMap(st.ids), items: keepSlice(st.items)})
+	if len(st.items) <= maxLentEntries && st.ids != nil && st.held != nil {
+		storeContainers.Put(&storeLent{ids: keepMap(st.ids), held: keepMap(st.held), items: keepSlice(st.items)})
 	}
-	st.items, st.ids = nil, nil
+	st.items, st.ids, st.held = nil, nil, nil
 }
 
 // intern keeps s once and returns its ref.
 func (st *textStore) intern(s string) textRef {
-	return st.internAs(digestOf(asWritten, s), func() string { return s })
+	if r, ok := st.held[s]; ok {
+		return r
+	}
+	if st.file == nil && st.memBytes+int64(len(s)) <= st.budget {
+		// Nothing is in the file yet and s will not be either: s is
+		// held, and any text equal to it is in held.
+		return st.add(s, nil)
+	}
+	d := digestOf(asWritten, s)
+	if r, ok := st.ids[d]; ok {
+		return r
+	}
+	return st.add(s, &d)
 }
 
 // internLower keeps the lowered form of s once per distinct s and returns
@@ -179,7 +199,13 @@ func (st *textStore) internAs(d textDigest, text func() string) textRef {
 	if r, ok := st.ids[d]; ok {
 		return r
 	}
-	s := text()
+	return st.add(text(), &d)
+}
+
+// add keeps s as a new text, in memory while the budget allows and in the
+// file past it, and indexes it: by itself when it is kept as written and
+// held, else by its digest d (nil: s is kept as written).
+func (st *textStore) add(s string, d *textDigest) textRef {
 	r := textRef(len(st.items))
 	item := storedText{s: s, n: int32(len(s))}
 	if st.memBytes+int64(len(s)) > st.budget && st.err == nil && len(s) > 0 && len(s) <= math.MaxInt32 {
@@ -191,7 +217,14 @@ func (st *textStore) internAs(d textDigest, text func() string) textRef {
 		st.memBytes += int64(len(s))
 	}
 	st.items = append(st.items, item)
-	st.ids[d] = r
+	switch {
+	case !item.spilled && (d == nil || d.kind == asWritten):
+		st.held[s] = r
+	case d == nil:
+		st.ids[digestOf(asWritten, s)] = r
+	default:
+		st.ids[*d] = r
+	}
 	return r
 }
 
@@ -283,7 +316,7 @@ func (st *textStore) close() error {
 		}
 	}
 	st.file = nil
-	st.items, st.ids = nil, nil
+	st.items, st.ids, st.held = nil, nil, nil
 	return err
 }
 

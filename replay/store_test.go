@@ -29,6 +29,8 @@ func TestTextStore(t *testing.T) {
 		{"distinct held each", 1 << 20, []string{"alpha-1", "beta-22"}, 14, []textRef{0, 1}},
 		{"past the budget spilled", 8, []string{"alpha-1", "beta-22", "gamma-333", "beta-22"}, 7, []textRef{0, 1, 2, 1}},
 		{"empty text", 1, []string{"", "x"}, 1, []textRef{0, 1}},
+		{"held, then asked again once texts are spilled", 8, []string{"alpha-1", "beta-22", "alpha-1", "beta-22", "gamma-333", "alpha-1"}, 7, []textRef{0, 1, 0, 1, 2, 0}},
+		{"empty text once texts are spilled", 8, []string{"alpha-1", "beta-22", "", "", "beta-22"}, 7, []textRef{0, 1, 2, 2, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -448,6 +450,53 @@ func TestServedIndex(t *testing.T) {
 				e.deferred = []deferredWrite{{check: write, view: checks.WriteView{Tool: tool}}}
 				e.resolveDeferred()
 				held("at the end")
+			}
+		})
+	}
+}
+
+// TestTextStoreRefsFollowEquality interns texts as written and lowered, in
+// a mixed order, under budgets that hold all, some or none of them in
+// memory: two asks share a ref exactly when they ask the same text the
+// same way, and every ref reads back its text.
+func TestTextStoreRefsFollowEquality(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	var pool []string
+	for i := range 24 {
+		pool = append(pool, strings.Repeat(string(rune('A'+i%5)), i%7)+fmt.Sprintf("-Text%d", i%11))
+	}
+	pool = append(pool, "")
+	for _, budget := range []int64{1, 16, 64, 1 << 20} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			st := newTextStore(budget)
+			defer st.close()
+			type ask struct {
+				s     string
+				lower bool
+			}
+			refs := map[ask]textRef{}
+			seen := map[textRef]ask{}
+			x := uint32(budget) + 7
+			for range 400 {
+				x = x*1664525 + 1013904223
+				a := ask{s: pool[int(x>>8)%len(pool)], lower: x>>4&1 == 1}
+				var r textRef
+				want := a.s
+				if a.lower {
+					r, want = st.internLower(a.s, checks.Lower), checks.Lower(a.s)
+				} else {
+					r = st.intern(a.s)
+				}
+				if prev, ok := refs[a]; ok && prev != r {
+					t.Fatalf("%+v asked again: ref %d, was %d", a, r, prev)
+				}
+				if other, ok := seen[r]; ok && other != a {
+					t.Fatalf("%+v and %+v share ref %d", a, other, r)
+				}
+				refs[a], seen[r] = r, a
+				if got, err := st.text(r); err != nil || got != want {
+					t.Fatalf("ref %d of %+v reads back %q, %v; want %q", r, a, got, err, want)
+				}
 			}
 		})
 	}
