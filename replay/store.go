@@ -38,9 +38,9 @@ func KeepInMemoryFor(maxRunBytes int64) int64 {
 // holds, so the key costs no bytes and a match is a byte compare); any
 // other text is known by the first 128 bits of a SHA-256 of its bytes: a
 // collision would need a break of SHA-256, so equal digests are taken as
-// equal texts without comparing them. SHA-256 is several times slower
-// than the map's hash, and it was paid for every message a run carries
-// again.
+// equal texts without comparing them. SHA-256 costs several times what
+// the map's hash does, and a run asks for the same message at every
+// request that carries it.
 //
 // Past budget bytes held in memory, further texts are appended to a
 // temporary file in os.TempDir and read back when searched, so what a run
@@ -116,7 +116,7 @@ func newTextStore(budget int64) *textStore {
 }
 
 // storeLent is what a closed store hands on to the next (see runScratch):
-// its index and its list, emptied.
+// its indexes and its list, emptied.
 type storeLent struct {
 	ids   map[textDigest]textRef
 	held  map[string]textRef
@@ -125,8 +125,8 @@ type storeLent struct {
 
 var storeContainers sync.Pool
 
-// lend hands the store's index and list on, emptied, unless they grew past
-// maxLentEntries; the store holds neither afterwards.
+// lend hands the store's indexes and list on, emptied, unless they grew
+// past maxLentEntries; the store holds none of them afterwards.
 func (st *textStore) lend() {
 	if len(st.items) <= maxLentEntries && st.ids != nil && st.held != nil {
 		storeContainers.Put(&storeLent{ids: keepMap(st.ids), held: keepMap(st.held), items: keepSlice(st.items)})
