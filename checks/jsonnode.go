@@ -103,7 +103,7 @@ func parseNode(b []byte, s string) (*jsonNode, error) {
 // parseNodeIn is parseNode with the tree's nodes and containers lent by
 // a, or allocated when a is nil.
 func parseNodeIn(a *nodeArena, b []byte, s string) (*jsonNode, error) {
-	start := skipJSONSpace(b, 0)
+	start := jsonfast.SkipSpace(b, 0)
 	// Validate the whole value first, with no depth limit but the input's
 	// length, as the token reader had none; the walk below then only reads.
 	end, err := jsonfast.SkipValueDepth(b, start, len(b))
@@ -112,7 +112,7 @@ func parseNodeIn(a *nodeArena, b []byte, s string) (*jsonNode, error) {
 	}
 	// Text after the value means the input is not one JSON value: an
 	// answer followed by prose is prose, whatever its first bytes are.
-	if k := skipJSONSpace(b, end); k < len(b) {
+	if k := jsonfast.SkipSpace(b, end); k < len(b) {
 		return nil, errTrailingData
 	}
 	p := nodeParser{b: b[:end], s: s[:end], arena: a}
@@ -232,7 +232,7 @@ func (p *nodeParser) object(i int) (*jsonNode, int, error) {
 	n.kind = 'o'
 	base := len(p.members)
 	var index map[string]int
-	i = skipJSONSpace(p.b, i+1)
+	i = jsonfast.SkipSpace(p.b, i+1)
 	if i < len(p.b) && p.b[i] == '}' {
 		return n, i + 1, nil
 	}
@@ -244,11 +244,11 @@ func (p *nodeParser) object(i int) (*jsonNode, int, error) {
 		if err != nil {
 			return nil, end, err
 		}
-		i = skipJSONSpace(p.b, end)
+		i = jsonfast.SkipSpace(p.b, end)
 		if i >= len(p.b) || p.b[i] != ':' {
 			return nil, i, errMalformed
 		}
-		v, end, err := p.value(skipJSONSpace(p.b, i+1))
+		v, end, err := p.value(jsonfast.SkipSpace(p.b, i+1))
 		if err != nil {
 			return nil, end, err
 		}
@@ -282,9 +282,9 @@ func (p *nodeParser) object(i int) (*jsonNode, int, error) {
 				}
 			}
 		}
-		i = skipJSONSpace(p.b, end)
+		i = jsonfast.SkipSpace(p.b, end)
 		if i < len(p.b) && p.b[i] == ',' {
-			i = skipJSONSpace(p.b, i+1)
+			i = jsonfast.SkipSpace(p.b, i+1)
 			continue
 		}
 		if i >= len(p.b) || p.b[i] != '}' {
@@ -302,7 +302,7 @@ func (p *nodeParser) array(i int) (*jsonNode, int, error) {
 	n := p.node()
 	n.kind = 'a'
 	base := len(p.items)
-	i = skipJSONSpace(p.b, i+1)
+	i = jsonfast.SkipSpace(p.b, i+1)
 	if i < len(p.b) && p.b[i] == ']' {
 		return n, i + 1, nil
 	}
@@ -312,9 +312,9 @@ func (p *nodeParser) array(i int) (*jsonNode, int, error) {
 			return nil, end, err
 		}
 		p.items = append(p.items, v)
-		i = skipJSONSpace(p.b, end)
+		i = jsonfast.SkipSpace(p.b, end)
 		if i < len(p.b) && p.b[i] == ',' {
-			i = skipJSONSpace(p.b, i+1)
+			i = jsonfast.SkipSpace(p.b, i+1)
 			continue
 		}
 		if i >= len(p.b) || p.b[i] != ']' {
@@ -341,20 +341,6 @@ func (p *nodeParser) keepItems(items []*jsonNode) []*jsonNode {
 		return lend(&p.arena.items, items)
 	}
 	return append([]*jsonNode(nil), items...)
-}
-
-// skipJSONSpace returns the index of the first byte at or after i that is
-// not JSON white space.
-func skipJSONSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 func isRangeErr(err error) bool {

@@ -588,12 +588,8 @@ func countKeys(obj json.RawMessage, names []string, counts []int) {
 
 // recKind returns the first significant byte of a JSON value, or 0.
 func recKind(raw json.RawMessage) byte {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		}
-		return c
+	if i := jsonfast.SkipSpace(raw, 0); i < len(raw) {
+		return raw[i]
 	}
 	return 0
 }

@@ -582,6 +582,10 @@ func skipSpace(p []byte, i int) int {
 	return i
 }
 
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func SkipSpace(b []byte, i int) int { return skipSpace(b, i) }
+
 // IsSpace reports whether c is JSON whitespace: space, tab, line feed or
 // carriage return.
 func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
