@@ -27,13 +27,12 @@ const softMemoryLimit = 72 << 20
 
 // armedSoftMemoryLimit is softMemoryLimit when a declarations file arms
 // checks: the floor the soft limit keeps to whatever is live (see
-// setBudget). An
-// armed replay allocates two to three times as much for the same input
-// (the payloads it reads, the claims' trees), so under the unarmed floor
-// it is collected two to three times as often: the 1 GiB real-shaped
-// stream armed spent a fifth of its CPU more than under this one. (c)
-// allows an armed run 128 MB against an unarmed one's 100 MB, and this
-// keeps the same room below it for the binary and the runtime.
+// setBudget). An armed replay allocates two to three times as much for
+// the same input (the payloads it reads, the claims' trees), so under the
+// unarmed floor it is collected two to three times as often: the 1 GiB
+// real-shaped stream armed spent a fifth of its CPU more than under this
+// one. (c) allows an armed run 128 MB against an unarmed one's 100 MB,
+// and this keeps the same room below it for the binary and the runtime.
 const armedSoftMemoryLimit = 96 << 20
 
 // memoryAllowance is what the process holds besides its runs, in the soft
