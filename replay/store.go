@@ -139,9 +139,8 @@ func (st *textStore) intern(s string) textRef {
 	if r, ok := st.held[s]; ok {
 		return r
 	}
-	if st.file == nil && st.memBytes+int64(len(s)) <= st.budget {
-		// Nothing is in the file yet and s will not be either: s is
-		// held, and any text equal to it is in held.
+	if st.file == nil {
+		// Nothing is in the file: a text equal to s would be in held.
 		return st.add(s, nil)
 	}
 	d := digestOf(asWritten, s)
