@@ -218,11 +218,10 @@ func withSnapshotMap(d *checks.Declarations, run *recording.Run) *checks.Declara
 	return &out
 }
 
-// histEntry is one message of an iteration_end history, with the content
-// hash agentfootprint would give it at its index.
+// histEntry is one message of an iteration_end history; its index in the
+// history gives it the content hash agentfootprint would (see hashHistory).
 type histEntry struct {
 	msg     checks.Message
-	hash    string
 	known   bool // content was a string
 	evicted bool
 }
@@ -316,6 +315,9 @@ type engine struct {
 	// remove, by hash: an eviction removes every entry with its hash at
 	// once, so a hash leaves the index with its first eviction.
 	historyByHash map[string][]int
+	// historyHashed is true once historyByHash indexes the history (see
+	// hashHistory).
+	historyHashed bool
 	historySet    bool
 	historyIter   int64
 
@@ -736,6 +738,7 @@ func (e *engine) onEvicted(ev *recording.Event) {
 		return
 	}
 	out := checks.Eviction{Hash: p.ContentHash, Iteration: e.lastIter + 1}
+	e.hashHistory()
 	if idx, ok := e.historyByHash[p.ContentHash]; ok && e.historySet {
 		delete(e.historyByHash, p.ContentHash)
 		msgs := make([]checks.Message, len(idx))
@@ -806,18 +809,12 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 	// Sized once per history, growing as append grows: a run's history
 	// only lengthens, call after call.
 	e.history = slices.Grow(e.history, len(msgs))
-	// The hashes join evictions to the history, which the frame needs too:
-	// an evicted message leaves it.
-	hashed := e.need.evictions || e.need.frame
-	for i, m := range msgs {
+	e.historyHashed = false
+	for _, m := range msgs {
 		entry := histEntry{msg: checks.Message{Role: m.Role}}
 		if content, ok := e.text(m.Content); ok {
 			entry.known = true
 			entry.msg.Content = content
-			if hashed {
-				entry.hash = e.messageHash(m.Role, i, content)
-				e.historyByHash[entry.hash] = append(e.historyByHash[entry.hash], len(e.history))
-			}
 		}
 		if m.Role == checks.RoleTool {
 			entry.msg.ToolCallID = m.ToolCallID
@@ -830,6 +827,23 @@ func (e *engine) onIterationEnd(ev *recording.Event) {
 			}
 		}
 		e.history = append(e.history, entry)
+	}
+}
+
+// hashHistory indexes the entries of the last history by their message
+// hashes, once, at the first eviction that asks after it: only evictions
+// read the index, and a history no eviction follows (the run's last, and
+// every one before its window fills) is never hashed.
+func (e *engine) hashHistory() {
+	if e.historyHashed {
+		return
+	}
+	e.historyHashed = true
+	for i, h := range e.history {
+		if h.known {
+			hash := e.messageHash(h.msg.Role, i, h.msg.Content)
+			e.historyByHash[hash] = append(e.historyByHash[hash], i)
+		}
 	}
 }
 

@@ -192,3 +192,56 @@ func BenchmarkReplayManyEvictions(b *testing.B) {
 		}
 	}
 }
+
+// TestEvictionsJoinTheLastHistory: a history is indexed by its hashes when
+// an eviction first asks after it, and an eviction joins the last history
+// read, hashed at that history's own indexes. whats_here's result stands
+// at index 1 of the first history and at index 2 of the second, so the
+// hash of index 1 removes it from the first and nothing from the second,
+// where the hash of index 2 does.
+func TestEvictionsJoinTheLastHistory(t *testing.T) {
+	decl, err := checks.ParseDeclarations("decl.yaml", []byte("tools:\n  screen_fire: { argumentsFrom: [whats_here] }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	atOne, atTwo := MessageHash("tool", 1, "result w"), MessageHash("tool", 2, "result w")
+	first := `[{"role":"user","content":"go"},{"role":"tool","content":"result w","toolCallId":"w1"}]`
+	second := `[{"role":"user","content":"go"},{"role":"tool","content":"result o","toolCallId":"o1"},{"role":"tool","content":"result w","toolCallId":"w1"}]`
+	history := func(i int, h string) string {
+		return fmt.Sprintf(`{"type":"agentfootprint.agent.iteration_end","payload":{"iterIndex":%d,"history":%s},"meta":{"runId":"r"}}`+"\n", i, h)
+	}
+	evicted := func(hash string) string {
+		return fmt.Sprintf(`{"type":"agentfootprint.context.evicted","payload":{"slot":"messages","contentHash":%q},"meta":{"runId":"r"}}`+"\n", hash)
+	}
+	tests := []struct {
+		name    string
+		tail    string
+		evicted []bool // of the last history's entries
+	}{
+		{"no eviction", history(1, first), []bool{false, false}},
+		{"index 1 of the first", history(1, first) + evicted(atOne), []bool{false, true}},
+		{"index 1 after the second", history(1, first) + evicted(atOne) + history(2, second) + evicted(atOne), []bool{false, false, false}},
+		{"index 2 after the second", history(1, first) + evicted(atOne) + history(2, second) + evicted(atTwo), []bool{false, false, true}},
+		{"the second unasked before", history(1, first) + history(2, second) + evicted(atTwo) + evicted(atOne), []bool{false, false, true}},
+	}
+	for _, tc := range tests {
+		runs := loadAll(t, tc.name, []byte(tc.tail))
+		if len(runs) != 1 {
+			t.Fatalf("%s: %d runs", tc.name, len(runs))
+		}
+		for _, slow := range []bool{false, true} {
+			e := newEngine(checks.Registry, decl, checks.PostureObserve, runs[0], slow)
+			for i := range runs[0].Events {
+				e.handle(&runs[0].Events[i])
+			}
+			var got []bool
+			for _, h := range e.history {
+				got = append(got, h.evicted)
+			}
+			if diff := cmp.Diff(tc.evicted, got); diff != "" {
+				t.Errorf("%s (slow %v): evicted entries (-want +got):\n%s", tc.name, slow, diff)
+			}
+			e.finish()
+		}
+	}
+}
