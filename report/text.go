@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -52,6 +53,14 @@ type textWriter struct {
 	err    error
 	// lineBuf is writeAt's buffer.
 	lineBuf []byte
+	// once holds the lines lineOnce rendered.
+	once map[onceKey][]byte
+}
+
+type onceKey struct {
+	indent int
+	st     style
+	text   string
 }
 
 func newTextWriter(w io.Writer, o TextOptions) *textWriter {
@@ -80,6 +89,30 @@ func (t *textWriter) blank() { t.write("") }
 // columns deeper.
 func (t *textWriter) line(indent int, st style, text string) {
 	t.hang(indent, indent+2, st, text)
+}
+
+// lineOnce is line for a text the report writes the same for every run
+// that has it (a heading, a constant note): rendered the first time, then
+// written as it was.
+func (t *textWriter) lineOnce(indent int, st style, text string) {
+	if t.err != nil {
+		return
+	}
+	k := onceKey{indent, st, text}
+	b, ok := t.once[k]
+	if !ok {
+		var buf bytes.Buffer
+		w := t.w
+		t.w = &buf
+		t.line(indent, st, text)
+		t.w = w
+		b = buf.Bytes()
+		if t.once == nil {
+			t.once = map[onceKey][]byte{}
+		}
+		t.once[k] = b
+	}
+	_, t.err = t.w.Write(b)
 }
 
 // hang writes text at indent, continuation lines at hang. Every line passes

@@ -27,8 +27,8 @@ func textValidation(t *textWriter, run *Run) {
 		return
 	}
 	t.blank()
-	t.line(2, styleBold, "Answer validation (replayed)")
-	t.line(4, styleDim, ValidationNote)
+	t.lineOnce(2, styleBold, "Answer validation (replayed)")
+	t.lineOnce(4, styleDim, ValidationNote)
 	for _, v := range run.Validation {
 		st := styleDim
 		switch v.Status {

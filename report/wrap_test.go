@@ -98,3 +98,23 @@ func FuzzWrap(f *testing.F) {
 		}
 	})
 }
+
+// TestLineOnceWritesWhatLineWrites: a line rendered once and written again
+// from its first rendering is, every time, what line writes, at any width
+// and with colour on or off; a text with escapes is sanitized the same.
+func TestLineOnceWritesWhatLineWrites(t *testing.T) {
+	texts := []string{ValidationNote, "Answer validation (replayed)", "bell\a and \x1b[31mred", ""}
+	for _, o := range []TextOptions{{}, {Width: 40}, {Width: 80, Color: true}, {Width: 12, Color: true}} {
+		for _, text := range texts {
+			var want, got strings.Builder
+			line, once := newTextWriter(&want, o), newTextWriter(&got, o)
+			for range 3 {
+				line.line(4, styleDim, text)
+				once.lineOnce(4, styleDim, text)
+			}
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("%+v, %q (-line +lineOnce):\n%s", o, text, diff)
+			}
+		}
+	}
+}
