@@ -377,7 +377,8 @@ type WriteView struct {
 	// Tool is the called tool's declaration; nil when none.
 	Tool *ToolDecl
 	// Keys are the call's identifier-like string arguments, filled for a
-	// tool that declares argumentsFrom.
+	// tool that declares argumentsFrom, where they are read: when Lookup
+	// says the result is an empty lookup, or Lookup is nil.
 	Keys []KeyArgument
 	// KeysProblem is non-empty when the arguments could not be read.
 	KeysProblem string
@@ -386,4 +387,7 @@ type WriteView struct {
 	GroundsServed []string
 	// HistoryGap is non-empty when the run's earlier events are missing.
 	HistoryGap string
+	// Lookup is ReadLookupResult(Result) when the caller read it already;
+	// nil otherwise.
+	Lookup *LookupReading
 }

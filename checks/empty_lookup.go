@@ -253,7 +253,12 @@ func emptyLookupOf(v WriteView) Verdict {
 	if v.Error {
 		return NotApplicableVerdict()
 	}
-	reading := ReadLookupResult(v.Result)
+	var reading LookupReading
+	if v.Lookup != nil {
+		reading = *v.Lookup
+	} else {
+		reading = ReadLookupResult(v.Result)
+	}
 	if !reading.Judged {
 		return NotApplicableVerdict()
 	}

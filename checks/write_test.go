@@ -273,3 +273,32 @@ func TestIsISODate(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyLookupReadsTheCallersReading: a result read by the caller
+// (WriteView.Lookup) is judged as the check reads it itself, whatever its
+// shape, and the keys of a result that is not an empty lookup are never
+// read.
+func TestEmptyLookupReadsTheCallersReading(t *testing.T) {
+	ground := &ServedResult{Tool: "fleet_report", CallID: "f1", Text: "host-0001 online"}
+	base := WriteView{Iteration: 2, Call: ToolCall{ID: "c1", Name: "backup_status"}, CallRecorded: true,
+		Tool: &ToolDecl{Name: "backup_status", ArgumentsFrom: []string{"fleet_report"}}, GroundsServed: []string{"fleet_report"}}
+	keys := []KeyArgument{{Path: "machine", Value: "host-0001", ProducedBy: ground}}
+	for _, result := range []string{`[]`, `{"items":[]}`, `"[]"`, `null`, `""`, `[1]`, `{"host":"x"}`, `"prose"`, `42`, `"{\"rows\":[]}"`} {
+		for _, errored := range []bool{false, true} {
+			v := base
+			v.Result, v.Error, v.Keys = json.RawMessage(result), errored, keys
+			want := emptyLookupOf(v)
+			r := ReadLookupResult(v.Result)
+			v.Lookup = &r
+			if diff := cmp.Diff(want, emptyLookupOf(v)); diff != "" {
+				t.Errorf("%s (error %v): verdict with the caller's reading (-own +caller's):\n%s", result, errored, diff)
+			}
+			if !r.Judged || !r.Empty || errored {
+				v.Keys, v.KeysProblem = nil, "keys read where they decide nothing"
+				if diff := cmp.Diff(want, emptyLookupOf(v)); diff != "" {
+					t.Errorf("%s (error %v): keys of a result that is no empty lookup were read (-want +got):\n%s", result, errored, diff)
+				}
+			}
+		}
+	}
+}

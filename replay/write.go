@@ -90,9 +90,12 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	// Key arguments are only read where a tool's empty lookups are
 	// noticed (need.served).
 	if view.Tool != nil && len(view.Tool.ArgumentsFrom) > 0 && e.need.served {
-		if started {
+		switch {
+		case started && e.keysRead(&view):
 			view.Keys, view.KeysProblem, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, call.Args, len(e.served))
-		} else {
+		case started:
+			_, _, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, nil, len(e.served))
+		default:
 			view.KeysProblem = fmt.Sprintf("no tool_start is recorded for call %s to '%s', so its arguments are unknown", orDash(p.ToolCallID), call.Name)
 			_, _, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, nil, len(e.served))
 		}
@@ -124,6 +127,24 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	if len(p.Result) > 0 && e.need.served {
 		e.serve(call.Name, p.ToolCallID, resultTextOf(p.Result, &e.cache, e.slow))
 	}
+}
+
+// keysRead reports whether anything reads the key arguments of the call v
+// answers: the empty-lookup check, only of a result that reads as an empty
+// lookup, and hangsOnUnnamed, only while results of unnamed tools are
+// served. The reading of the result is left in v for the check. Looking the
+// keys up in every result served is most of what a tool_end costs, and
+// nearly every result is not empty.
+func (e *engine) keysRead(v *checks.WriteView) bool {
+	if e.unnamedServed > 0 || !e.decl.EmptyLookupsOn(v.Tool) {
+		return true
+	}
+	if v.Result == nil || v.Error {
+		return false
+	}
+	r := checks.ReadLookupResult(v.Result)
+	v.Lookup = &r
+	return r.Judged && r.Empty
 }
 
 // groundKeys reads the key arguments of a call to a tool that declares
