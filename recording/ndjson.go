@@ -292,10 +292,5 @@ func filePrefix(name string) string {
 
 // isBlank reports a line of JSON whitespace only.
 func isBlank(b []byte) bool {
-	for _, c := range b {
-		if !jsonfast.IsSpace(c) {
-			return false
-		}
-	}
-	return true
+	return jsonfast.SkipSpace(b, 0) == len(b)
 }

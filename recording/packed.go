@@ -90,7 +90,7 @@ func compilePacked(p *packedParts, limit int64) (*packedDoc, error) {
 	if !p.sawRecording {
 		return nil, &packError{"the packed recording has no recording"}
 	}
-	i := skipWS(p.values, 0)
+	i := jsonfast.SkipSpace(p.values, 0)
 	if i >= len(p.values) || p.values[i] != '[' {
 		return nil, &packError{fmt.Sprintf("the packed recording's values is a JSON %s, not an array", jsonKind(p.values))}
 	}
@@ -215,8 +215,8 @@ func cycleMessage[F any](stack []F, again int, value func(F) int) string {
 // eachElement calls fn with the bounds of each element of the validated
 // array at the start of b.
 func packElements(b []byte, fn func(a, end int) error) error {
-	i := skipWS(b, 0) + 1
-	i = skipWS(b, i)
+	i := jsonfast.SkipSpace(b, 0) + 1
+	i = jsonfast.SkipSpace(b, i)
 	if i < len(b) && b[i] == ']' {
 		return nil
 	}
@@ -228,11 +228,11 @@ func packElements(b []byte, fn func(a, end int) error) error {
 		if err := fn(i, end); err != nil {
 			return err
 		}
-		i = skipWS(b, end)
+		i = jsonfast.SkipSpace(b, end)
 		if i >= len(b) || b[i] != ',' {
 			return nil
 		}
-		i = skipWS(b, i+1)
+		i = jsonfast.SkipSpace(b, i+1)
 	}
 	return nil
 }
@@ -276,7 +276,7 @@ func (c *packCompiler) flush(upto int) {
 func (c *packCompiler) place() string { return strings.Join(c.path, "") }
 
 func (c *packCompiler) value(i int) (int, error) {
-	i = skipWS(c.src, i)
+	i = jsonfast.SkipSpace(c.src, i)
 	if i >= len(c.src) {
 		return i, &packError{c.place() + ": the packed text ends early"}
 	}
@@ -284,7 +284,7 @@ func (c *packCompiler) value(i int) (int, error) {
 	case '{':
 		return c.object(i, true)
 	case '[':
-		j := skipWS(c.src, i+1)
+		j := jsonfast.SkipSpace(c.src, i+1)
 		if j < len(c.src) && c.src[j] == ']' {
 			return j + 1, nil
 		}
@@ -308,7 +308,7 @@ func (c *packCompiler) member(step string, i int) (next int, more bool, err erro
 	if err != nil {
 		return end, false, err
 	}
-	j := skipWS(c.src, end)
+	j := jsonfast.SkipSpace(c.src, end)
 	if j >= len(c.src) || c.src[j] != ',' {
 		return j + 1, false, nil
 	}
@@ -324,21 +324,21 @@ func (c *packCompiler) object(i int, special bool) (int, error) {
 		// Every member has the same key; JSON reads the last one.
 		var key string
 		var v, vend, close int
-		for j := skipWS(c.src, i+1); ; {
+		for j := jsonfast.SkipSpace(c.src, i+1); ; {
 			kend, err := skipJSON(c.src, j)
 			if err != nil {
 				return kend, err
 			}
 			key = decodeKey(c.src[j:kend])
-			v = skipWS(c.src, skipWS(c.src, kend)+1)
+			v = jsonfast.SkipSpace(c.src, jsonfast.SkipSpace(c.src, kend)+1)
 			if vend, err = skipJSON(c.src, v); err != nil {
 				return vend, err
 			}
-			close = skipWS(c.src, vend)
+			close = jsonfast.SkipSpace(c.src, vend)
 			if close >= len(c.src) || c.src[close] != ',' {
 				break
 			}
-			j = skipWS(c.src, close+1)
+			j = jsonfast.SkipSpace(c.src, close+1)
 		}
 		switch {
 		case key == packRef:
@@ -364,7 +364,7 @@ func (c *packCompiler) object(i int, special bool) (int, error) {
 			return close + 1, nil
 		}
 	}
-	j := skipWS(c.src, i+1)
+	j := jsonfast.SkipSpace(c.src, i+1)
 	if j < len(c.src) && c.src[j] == '}' {
 		return j + 1, nil
 	}
@@ -373,11 +373,11 @@ func (c *packCompiler) object(i int, special bool) (int, error) {
 		if err != nil {
 			return kend, err
 		}
-		next, more, err := c.member(pathKey(c.src[j:kend]), skipWS(c.src, kend)+1)
+		next, more, err := c.member(pathKey(c.src[j:kend]), jsonfast.SkipSpace(c.src, kend)+1)
 		if err != nil || !more {
 			return next, err
 		}
-		j = skipWS(c.src, next)
+		j = jsonfast.SkipSpace(c.src, next)
 	}
 	return j, &packError{c.place() + ": the packed text ends early"}
 }
@@ -403,7 +403,7 @@ func reservedObjects(src []byte, a int) (map[int]bool, error) {
 		switch c := src[i]; c {
 		case '{':
 			o := open{at: i, object: true}
-			j := skipWS(src, i+1)
+			j := jsonfast.SkipSpace(src, i+1)
 			if j < len(src) && src[j] == '"' {
 				kend, err := skipJSON(src, j)
 				if err != nil {

@@ -21,10 +21,3 @@ func validFields(obj []byte, names []string, out [][]byte) {
 		}
 	})
 }
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && jsonfast.IsSpace(b[i]) {
-		i++
-	}
-	return i
-}

@@ -135,10 +135,7 @@ func sniffFormat(window []byte, atEOF bool) (Format, error) {
 	if len(window) == 0 {
 		return FormatEmpty, nil
 	}
-	i := 0
-	for i < len(window) && jsonfast.IsSpace(window[i]) {
-		i++
-	}
+	i := jsonfast.SkipSpace(window, 0)
 	if i == len(window) {
 		// Only whitespace: an NDJSON stream of blank lines.
 		return FormatNDJSON, nil

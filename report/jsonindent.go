@@ -36,10 +36,7 @@ func appendIndented(dst, src []byte, prefix, indent string) []byte {
 // array or a string; ok is false for anything else, and for a string that
 // does not end.
 func appendIndentedFast(dst, src []byte, prefix, indent string) ([]byte, bool) {
-	i := 0
-	for i < len(src) && jsonfast.IsSpace(src[i]) {
-		i++ // json.Indent drops what precedes the value
-	}
+	i := jsonfast.SkipSpace(src, 0) // json.Indent drops what precedes the value
 	if i == len(src) || src[i] != '{' && src[i] != '[' && src[i] != '"' {
 		return dst, false
 	}
