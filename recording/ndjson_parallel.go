@@ -41,52 +41,82 @@ const (
 	defaultInFlightBytes = 16 << 20
 )
 
-// byteBudget counts the buffer bytes of the batches in flight: the reader
-// takes before it hands a batch over, the loader gives back when it is
-// done with one.
-type byteBudget struct {
-	mu     sync.Mutex
-	cond   sync.Cond
-	limit  int
-	used   int
-	halted bool
+// batchGate bounds the batches in flight, in number and in buffer bytes:
+// the reader takes before it hands a batch over, the loader gives back
+// when it is done with one.
+//
+// A reader that had to wait resumes only once the loader has taken the
+// queue down to low batches, and then fills it again in one go. Let go at
+// every batch given back, as a full channel lets a blocked sender go, it
+// would be woken once per batch whenever the loader is the slow stage (a
+// replay with every check armed): each wake-up took the loader's thread
+// into the kernel to start another, and the woken one spun looking for
+// work before it slept again, a few percent of the run's CPU.
+type batchGate struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	limit   int // bytes
+	most    int // batches
+	low     int // batches a waiting reader waits for
+	used    int
+	batches int
+	want    int // the bytes a waiting take asks for; -1 when none waits
+	halted  bool
 }
 
-func newByteBudget(limit int) *byteBudget {
-	b := &byteBudget{limit: limit}
-	b.cond.L = &b.mu
-	return b
+func newBatchGate(limit, most, low int) *batchGate {
+	g := &batchGate{limit: limit, most: most, low: min(low, most-1), want: -1}
+	g.cond.L = &g.mu
+	return g
 }
 
-// take waits until n more bytes fit, or nothing is in flight (a batch
-// larger than the whole budget goes alone). It reports false once the
-// loader has stopped.
-func (b *byteBudget) take(n int) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for b.used > 0 && b.used+n > b.limit && !b.halted {
-		b.cond.Wait()
+// fits reports whether n more bytes may go while fewer than most batches
+// are in flight; with nothing in flight anything goes (a batch larger than
+// the whole budget goes alone).
+func (g *batchGate) fits(n, most int) bool {
+	return g.used == 0 || g.used+n <= g.limit && g.batches < most
+}
+
+// take waits until a batch of n bytes fits (see batchGate). It reports
+// false once the loader has stopped.
+func (g *batchGate) take(n int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.fits(n, g.most) {
+		g.want = n
+		for !g.halted && !g.fits(n, g.low+1) {
+			g.cond.Wait()
+		}
+		g.want = -1
 	}
-	if b.halted {
+	if g.halted {
 		return false
 	}
-	b.used += n
+	g.used += n
+	g.batches++
 	return true
 }
 
-func (b *byteBudget) give(n int) {
-	b.mu.Lock()
-	b.used -= n
-	b.mu.Unlock()
-	b.cond.Signal()
+// give returns a batch of n bytes, waking a waiting reader once its take
+// may go; it reports whether it woke one.
+func (g *batchGate) give(n int) (woke bool) {
+	g.mu.Lock()
+	g.used -= n
+	g.batches--
+	woke = g.want >= 0 && g.fits(g.want, g.low+1)
+	g.mu.Unlock()
+	if woke {
+		g.cond.Signal()
+	}
+	return woke
 }
 
 // halt wakes a waiting take for good: the loader will give nothing back.
-func (b *byteBudget) halt() {
-	b.mu.Lock()
-	b.halted = true
-	b.mu.Unlock()
-	b.cond.Signal()
+func (g *batchGate) halt() {
+	g.mu.Lock()
+	g.halted = true
+	g.mu.Unlock()
+	g.cond.Signal()
 }
 
 // lineBatch is consecutive lines of a stream with their decoded results.
@@ -154,15 +184,17 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where, lines 
 	decoders := l.opts.Workers + 1
 	maxLines, maxBytes := l.opts.batchLines, l.opts.batchBytes
 	inFlight := 3 * decoders
-	order := make(chan *lineBatch, inFlight) // batches in input order
-	work := make(chan *lineBatch, inFlight)  // batches to decode
+	// The gate lets at most inFlight+1 batches go (the loader's and a
+	// full queue), so sends on the channels never wait.
+	gate := newBatchGate(l.opts.inFlightBytes, inFlight+1, decoders)
+	order := make(chan *lineBatch, inFlight+1) // batches in input order
+	work := make(chan *lineBatch, inFlight+1)  // batches to decode
 	free := make(chan *lineBatch, inFlight+2)
 	stop := make(chan struct{})
-	budget := newByteBudget(l.opts.inFlightBytes)
 	// halt tells the reader to stop, wherever it waits.
 	halt := func() {
 		close(stop)
-		budget.halt()
+		gate.halt()
 	}
 	// A panic on the pipeline's goroutines (a bug) is raised again here,
 	// on the loader's goroutine; see relay.
@@ -189,7 +221,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where, lines 
 		// send hands b to the loader and the workers; false means stop.
 		send := func(b *lineBatch) bool {
 			b.charged = cap(b.buf)
-			if !budget.take(b.charged) {
+			if !gate.take(b.charged) {
 				return false
 			}
 			select {
@@ -286,7 +318,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where, lines 
 			return err
 		}
 		clear(b.res) // the runs own the events now
-		budget.give(b.charged)
+		gate.give(b.charged)
 		select {
 		case free <- b:
 		default:
