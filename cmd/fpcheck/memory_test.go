@@ -129,13 +129,39 @@ func TestCeilingFromTheFlags(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != current {
 		t.Errorf("the runtime's limit is %d, the recorded one %d", got, current)
 	}
-	// Declarations arm checks, and the limit keeps to the armed floor.
+	// Declarations arm checks, and the limit keeps to the armed floor
+	// once the process has allocated enough.
 	run(t, nil, "analyze", "--color=never", "--declarations", "../../testdata/recordings/demo/declarations.yaml", "../../testdata/recordings/demo/triage.jsonl")
 	memLimit.mu.Lock()
 	floor, current = memLimit.floor, memLimit.current
 	memLimit.mu.Unlock()
-	if floor != armedSoftMemoryLimit || current < armedSoftMemoryLimit {
-		t.Errorf("declared: floor %d MiB, limit %d MiB; want both at least %d MiB", floor>>20, current>>20, armedSoftMemoryLimit>>20)
+	s := heapSamples()
+	metrics.Read(s)
+	if want := floorAfter(armedSoftMemoryLimit, allocatedOf(s)); floor != armedSoftMemoryLimit || current < want {
+		t.Errorf("declared: floor %d MiB, limit %d MiB; want %d MiB and at least %d MiB", floor>>20, current>>20, armedSoftMemoryLimit>>20, want>>20)
+	}
+}
+
+// TestFloorAfter: the armed floor applies once the process has allocated
+// armedFloorAfter; the unarmed floor, and any floor at or below it, from
+// the start.
+func TestFloorAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		floor, allocated int64
+		want             int64
+	}{
+		{"unarmed, at the start", softMemoryLimit, 0, softMemoryLimit},
+		{"unarmed, late", softMemoryLimit, 8 << 30, softMemoryLimit},
+		{"armed, at the start", armedSoftMemoryLimit, 0, softMemoryLimit},
+		{"armed, just short", armedSoftMemoryLimit, armedFloorAfter - 1, softMemoryLimit},
+		{"armed, once allocated", armedSoftMemoryLimit, armedFloorAfter, armedSoftMemoryLimit},
+		{"armed, late", armedSoftMemoryLimit, 8 << 30, armedSoftMemoryLimit},
+		{"a floor below the unarmed one", 32 << 20, 0, 32 << 20},
+	} {
+		if got := floorAfter(tc.floor, tc.allocated); got != tc.want {
+			t.Errorf("%s: floorAfter(%d MiB, %d) = %d MiB, want %d MiB", tc.name, tc.floor>>20, tc.allocated, got>>20, tc.want>>20)
+		}
 	}
 }
 

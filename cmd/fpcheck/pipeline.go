@@ -219,7 +219,8 @@ func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.In
 		ceiling = 0
 	}
 	// Declarations arm checks, whose replay allocates two to three times
-	// as much: its limit keeps to a higher floor.
+	// as much: its limit keeps to a higher floor, once the input has shown
+	// itself long enough (see armedFloorAfter).
 	floor := int64(softMemoryLimit)
 	if p.decls != nil {
 		floor = armedSoftMemoryLimit
