@@ -153,7 +153,8 @@ func stringOf(v []byte) (string, bool) {
 	return s, err == nil
 }
 
-// setTextPtr is setStrPtr through a text cache.
+// setTextPtr is setStrPtr through a text cache, which also holds the
+// value the pointer points to (see box); a nil cache allocates it.
 func setTextPtr(c *textCache, dst **string, v []byte) bool {
 	if v == nil || v[0] != '"' {
 		return setStrPtr(dst, v)
@@ -162,7 +163,25 @@ func setTextPtr(c *textCache, dst **string, v []byte) bool {
 	if !ok {
 		return false
 	}
-	*dst = &s
+	if c == nil {
+		*dst = &s
+	} else {
+		*dst = box(&c.strs, s)
+	}
+	return true
+}
+
+// setCachedNumPtr is setNumPtr with the value held by a text cache (see
+// box); a nil cache allocates it.
+func setCachedNumPtr(c *textCache, dst **float64, v []byte) bool {
+	if c == nil || v == nil || v[0] == 'n' {
+		return setNumPtr(dst, v)
+	}
+	x, ok := jsonfast.Number(v)
+	if !ok {
+		return false
+	}
+	*dst = box(&c.nums, x)
 	return true
 }
 
@@ -252,7 +271,7 @@ func decodeInjected(ev *recording.Event, p *injectedPayload, c *textCache, slow 
 		return pickPayload(ev, injectedNames, v[:]) &&
 			setStr(&p.ContentHash, v[0]) && setStr(&p.Slot, v[1]) && setStr(&p.Source, v[2]) &&
 			setStr(&p.SourceID, v[3]) && setTextPtr(c, &p.RawContent, v[4]) && setStr(&p.AsRole, v[5]) &&
-			setNumPtr(&p.Position, v[6])
+			setCachedNumPtr(c, &p.Position, v[6])
 	})
 }
 

@@ -555,6 +555,14 @@ func FuzzPayloadDecoders(f *testing.F) {
 			ok := decodeInjected(r, &p, nil, slow)
 			return &p, ok
 		}, func() any { return new(injectedPayload) })
+		// Through a cache, which also holds the values the pointer fields
+		// point to.
+		var cache textCache
+		decodeBoth("injected, cached", recording.TypeContextInjected, func(r *recording.Event, slow bool) (any, bool) {
+			var p injectedPayload
+			ok := decodeInjected(r, &p, &cache, slow)
+			return &p, ok
+		}, func() any { return new(injectedPayload) })
 		decodeBoth("llm_start", recording.TypeLLMStart, func(r *recording.Event, slow bool) (any, bool) {
 			var p llmStartPayload
 			ok := decodeLLMStart(r, &p, slow)

@@ -26,6 +26,30 @@ type textCache struct {
 	hashes, oldHashes map[hashKey]string
 	// size is the bytes of the current generation.
 	size int
+	// strs and nums hold the values of the pointer fields of the
+	// payloads decoded through the cache (see box).
+	strs []string
+	nums []float64
+}
+
+// boxChunk is how many values one allocation of box holds. A pointer kept
+// keeps its chunk alive, and with it the chunk's other texts: small
+// chunks bound what a pointer kept by mistake holds on to.
+const boxChunk = 16
+
+// box stores v in the next free element of *chunk and returns its
+// address: a payload's optional fields are pointers, as encoding/json
+// fills them, and a context.injected payload, which a run holds for every
+// message of every request, has two, which took an allocation each. The
+// address stays valid (a full chunk is left to the pointers into it, and a
+// new one started); the payloads that use it are read and dropped within
+// their event, so the values are copied out, never the pointers kept.
+func box[T any](chunk *[]T, v T) *T {
+	if len(*chunk) == cap(*chunk) {
+		*chunk = make([]T, 0, boxChunk)
+	}
+	*chunk = append(*chunk, v)
+	return &(*chunk)[len(*chunk)-1]
 }
 
 type cachedText struct {

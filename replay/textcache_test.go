@@ -42,3 +42,20 @@ func TestTextCacheBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestBoxedValuesStay: the addresses box hands out keep their values
+// however many more are boxed after them, across chunks.
+func TestBoxedValuesStay(t *testing.T) {
+	var c textCache
+	var strs []*string
+	var nums []*float64
+	for i := range 5*boxChunk + 3 {
+		strs = append(strs, box(&c.strs, strconv.Itoa(i)))
+		nums = append(nums, box(&c.nums, float64(i)))
+	}
+	for i := range strs {
+		if *strs[i] != strconv.Itoa(i) || *nums[i] != float64(i) {
+			t.Fatalf("box %d holds %q and %v, want %d", i, *strs[i], *nums[i], i)
+		}
+	}
+}
