@@ -90,14 +90,14 @@ func (e *engine) onToolEnd(ev *recording.Event, stage string) {
 	// Key arguments are only read where a tool's empty lookups are
 	// noticed (need.served).
 	if view.Tool != nil && len(view.Tool.ArgumentsFrom) > 0 && e.need.served {
-		switch {
-		case started && e.keysRead(&view):
-			view.Keys, view.KeysProblem, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, call.Args, len(e.served))
-		case started:
-			_, _, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, nil, len(e.served))
-		default:
+		// Without arguments groundKeys only names the grounds served.
+		var args json.RawMessage
+		if started && e.keysRead(&view) {
+			args = call.Args
+		}
+		view.Keys, view.KeysProblem, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, args, len(e.served))
+		if !started {
 			view.KeysProblem = fmt.Sprintf("no tool_start is recorded for call %s to '%s', so its arguments are unknown", orDash(p.ToolCallID), call.Name)
-			_, _, view.GroundsServed = e.groundKeys(view.Tool, p.ToolCallID, nil, len(e.served))
 		}
 	}
 	hangs := e.need.served && e.hangsOnUnnamed(view)
