@@ -152,7 +152,7 @@ func (s *namesStated) add(ev *recording.Event, slow bool) {
 	switch ev.Type {
 	case recording.TypeToolStart:
 		var p toolStartPayload
-		if decodeToolStart(ev, &p, slow) {
+		if decodeToolStart(ev, &p, slow, nil) {
 			s.call(p.ToolCallID, p.ToolName)
 		}
 	case recording.TypeIterationEnd:
@@ -334,7 +334,7 @@ func (e *engine) asksBook(ev *recording.Event) bool {
 			return false
 		}
 		var p injectedPayload
-		if !decodeInjected(ev, &p, nil, e.slow) {
+		if !decodeInjected(ev, &p, nil, e.slow, nil) {
 			return false
 		}
 		return p.Slot == "messages" && p.RawContent != nil && roleOf(p) == checks.RoleTool && e.unnamed(p.SourceID)

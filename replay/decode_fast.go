@@ -164,7 +164,10 @@ func setTextPtr(c *textCache, dst **string, v []byte) bool {
 		return false
 	}
 	if c == nil {
-		*dst = &s
+		// A copy: taking s's address would move s to the heap on the
+		// cached path too.
+		*dst = new(string)
+		**dst = s
 	} else {
 		*dst = box(&c.strs, s)
 	}
@@ -249,6 +252,7 @@ func stringValue(raw []byte, slow bool) (string, bool) {
 
 var (
 	injectedNames  = recording.NewMemberSet("contentHash", "slot", "source", "sourceId", "rawContent", "asRole", "position")
+	injectedRest   = recording.NewMemberSet("source", "rawContent", "asRole", "position")
 	slotNames      = recording.NewMemberSet("slot")
 	llmStartNames  = recording.NewMemberSet("iteration", "provider", "systemPromptChars", "systemPromptText", "messagesCount", "toolsCount", "tools")
 	llmEndNames    = recording.NewMemberSet("iteration", "content", "wireManifest", "contentWithheld")
@@ -264,9 +268,19 @@ var (
 )
 
 // decodeInjected fills p from a context.injected payload, as decodeLoose
-// does; the raw content is decoded through c (nil: no cache).
-func decodeInjected(ev *recording.Event, p *injectedPayload, c *textCache, slow bool) bool {
+// does; the raw content is decoded through c (nil: no cache). at, when
+// not nil, is what the locator read of the same payload by the fast path
+// (see decodeLocate): its slot, source id and content hash are taken from
+// it rather than decoded again, each member being read on its own.
+func decodeInjected(ev *recording.Event, p *injectedPayload, c *textCache, slow bool, at *locatePayload) bool {
 	return fastOrLoose(ev.Payload, p, slow, func() bool {
+		if at != nil {
+			var v [4][]byte
+			p.ContentHash, p.Slot, p.SourceID = at.ContentHash, at.Slot, at.SourceID
+			return pickPayload(ev, injectedRest, v[:]) &&
+				setStr(&p.Source, v[0]) && setTextPtr(c, &p.RawContent, v[1]) && setStr(&p.AsRole, v[2]) &&
+				setCachedNumPtr(c, &p.Position, v[3])
+		}
 		var v [7][]byte
 		return pickPayload(ev, injectedNames, v[:]) &&
 			setStr(&p.ContentHash, v[0]) && setStr(&p.Slot, v[1]) && setStr(&p.Source, v[2]) &&
@@ -314,8 +328,14 @@ func decodeLLMEnd(ev *recording.Event, p *llmEndPayload, content, slow bool) boo
 	})
 }
 
-func decodeToolStart(ev *recording.Event, p *toolStartPayload, slow bool) bool {
+// decodeToolStart fills p from a tool_start payload; at is as
+// decodeInjected's, and the locator reads every member p has.
+func decodeToolStart(ev *recording.Event, p *toolStartPayload, slow bool, at *locatePayload) bool {
 	return fastOrLoose(ev.Payload, p, slow, func() bool {
+		if at != nil {
+			p.ToolName, p.ToolCallID, p.Args = at.ToolName, at.ToolCallID, at.Args
+			return true
+		}
 		var v [3][]byte
 		return pickPayload(ev, toolStartNames, v[:]) &&
 			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setRaw(&p.Args, v[2])
@@ -331,8 +351,14 @@ func decodeToolEnd(ev *recording.Event, p *toolEndPayload, slow bool) bool {
 	})
 }
 
-func decodeEvicted(ev *recording.Event, p *evictedPayload, slow bool) bool {
+// decodeEvicted fills p from a context.evicted payload; at is as
+// decodeInjected's, and the locator reads every member p has.
+func decodeEvicted(ev *recording.Event, p *evictedPayload, slow bool, at *locatePayload) bool {
 	return fastOrLoose(ev.Payload, p, slow, func() bool {
+		if at != nil {
+			p.Slot, p.ContentHash = at.Slot, at.ContentHash
+			return true
+		}
 		var v [2][]byte
 		return pickPayload(ev, evictedNames, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
 	})

@@ -275,8 +275,10 @@ type pendingClaim struct {
 
 type engine struct {
 	// recorded is the finding of the context_error being handled, when
-	// the fold has it decoded already (see Fold.handle).
+	// the fold has it decoded already (see Fold.handle); located is what
+	// the locator read of its payload (see decodeInjected).
 	recorded    *checks.Finding
+	located     *locatePayload
 	reg         []*checks.Check
 	decl        *checks.Declarations
 	ledger      *checks.Ledger
@@ -596,7 +598,7 @@ func roleOf(p injectedPayload) string {
 
 func (e *engine) onInjected(ev *recording.Event, stage string) {
 	var p injectedPayload
-	if !decodeInjected(ev, &p, &e.cache, e.slow) {
+	if !decodeInjected(ev, &p, &e.cache, e.slow, e.located) {
 		return
 	}
 	switch p.Slot {
@@ -734,7 +736,7 @@ func distinctMessages(dst, ms []checks.Message) []checks.Message {
 // the same hash; if those differ, the join is ambiguous and says so.
 func (e *engine) onEvicted(ev *recording.Event) {
 	var p evictedPayload
-	if !decodeEvicted(ev, &p, e.slow) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
+	if !decodeEvicted(ev, &p, e.slow, e.located) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
 		return
 	}
 	out := checks.Eviction{Hash: p.ContentHash, Iteration: e.lastIter + 1}
@@ -1057,7 +1059,7 @@ func (e *engine) newChoice(call checks.CallView, stage string) *pendingChoice {
 
 func (e *engine) onToolStart(ev *recording.Event, stage string) {
 	var p toolStartPayload
-	if !decodeToolStart(ev, &p, e.slow) {
+	if !decodeToolStart(ev, &p, e.slow, e.located) {
 		return
 	}
 	if e.stated != nil {

@@ -552,7 +552,7 @@ func FuzzPayloadDecoders(f *testing.F) {
 		}
 		decodeBoth("injected", recording.TypeContextInjected, func(r *recording.Event, slow bool) (any, bool) {
 			var p injectedPayload
-			ok := decodeInjected(r, &p, nil, slow)
+			ok := decodeInjected(r, &p, nil, slow, nil)
 			return &p, ok
 		}, func() any { return new(injectedPayload) })
 		// Through a cache, which also holds the values the pointer fields
@@ -560,9 +560,32 @@ func FuzzPayloadDecoders(f *testing.F) {
 		var cache textCache
 		decodeBoth("injected, cached", recording.TypeContextInjected, func(r *recording.Event, slow bool) (any, bool) {
 			var p injectedPayload
-			ok := decodeInjected(r, &p, &cache, slow)
+			ok := decodeInjected(r, &p, &cache, slow, nil)
 			return &p, ok
 		}, func() any { return new(injectedPayload) })
+		// After the locator, taking what it read by the fast path.
+		located := func(r *recording.Event) *locatePayload {
+			var at locatePayload
+			if decodeLocate(r, &at) {
+				return &at
+			}
+			return nil
+		}
+		decodeBoth("injected, located", recording.TypeContextInjected, func(r *recording.Event, slow bool) (any, bool) {
+			var p injectedPayload
+			ok := decodeInjected(r, &p, &cache, slow, located(r))
+			return &p, ok
+		}, func() any { return new(injectedPayload) })
+		decodeBoth("tool_start, located", recording.TypeToolStart, func(r *recording.Event, slow bool) (any, bool) {
+			var p toolStartPayload
+			ok := decodeToolStart(r, &p, slow, located(r))
+			return &p, ok
+		}, func() any { return new(toolStartPayload) })
+		decodeBoth("evicted, located", recording.TypeContextEvicted, func(r *recording.Event, slow bool) (any, bool) {
+			var p evictedPayload
+			ok := decodeEvicted(r, &p, slow, located(r))
+			return &p, ok
+		}, func() any { return new(evictedPayload) })
 		decodeBoth("llm_start", recording.TypeLLMStart, func(r *recording.Event, slow bool) (any, bool) {
 			var p llmStartPayload
 			ok := decodeLLMStart(r, &p, slow)
@@ -575,7 +598,7 @@ func FuzzPayloadDecoders(f *testing.F) {
 		}, func() any { return new(llmEndPayload) })
 		decodeBoth("tool_start", recording.TypeToolStart, func(r *recording.Event, slow bool) (any, bool) {
 			var p toolStartPayload
-			ok := decodeToolStart(r, &p, slow)
+			ok := decodeToolStart(r, &p, slow, nil)
 			return &p, ok
 		}, func() any { return new(toolStartPayload) })
 		decodeBoth("tool_end", recording.TypeToolEnd, func(r *recording.Event, slow bool) (any, bool) {
@@ -585,7 +608,7 @@ func FuzzPayloadDecoders(f *testing.F) {
 		}, func() any { return new(toolEndPayload) })
 		decodeBoth("evicted", recording.TypeContextEvicted, func(r *recording.Event, slow bool) (any, bool) {
 			var p evictedPayload
-			ok := decodeEvicted(r, &p, slow)
+			ok := decodeEvicted(r, &p, slow, nil)
 			return &p, ok
 		}, func() any { return new(evictedPayload) })
 		decodeBoth("semantics", recording.TypeSemantics, func(r *recording.Event, slow bool) (any, bool) {

@@ -186,8 +186,9 @@ func (f *Fold) Add(ev *recording.Event) error {
 	if f.session == "" {
 		f.session = ev.Meta.SessionID
 	}
+	var located *locatePayload
 	if f.loc != nil {
-		f.loc.add(ev)
+		located = f.loc.add(ev)
 	}
 	hasRecorded := false
 	if f.rec != nil {
@@ -200,12 +201,12 @@ func (f *Fold) Add(ev *recording.Event) error {
 	case ev.Type == recording.TypeRunConfigured:
 		return f.configure(ev)
 	case f.armed:
-		f.handle(ev, hasRecorded)
+		f.handle(ev, hasRecorded, located)
 	case seamEvent(ev.Type):
 		if err := f.arm(nil); err != nil {
 			return err
 		}
-		f.handle(ev, hasRecorded)
+		f.handle(ev, hasRecorded, located)
 	default:
 		f.hold(ev)
 	}
@@ -213,15 +214,15 @@ func (f *Fold) Add(ev *recording.Event) error {
 }
 
 // handle hands ev to the engine, with the finding it records when the
-// recorded-evidence reader has decoded it already (f.recorded, ok).
-func (f *Fold) handle(ev *recording.Event, ok bool) {
-	if !ok {
-		f.e.handle(ev)
-		return
+// recorded-evidence reader has decoded it already (f.recorded, ok), and
+// what the locator read of its payload (nil: nothing the engine may take).
+func (f *Fold) handle(ev *recording.Event, ok bool, located *locatePayload) {
+	if ok {
+		f.e.recorded = &f.recorded
 	}
-	f.e.recorded = &f.recorded
+	f.e.located = located
 	f.e.handle(ev)
-	f.e.recorded = nil
+	f.e.recorded, f.e.located = nil, nil
 }
 
 // Fallible says what Add and End may still fail on: anything until

@@ -35,26 +35,34 @@ var (
 )
 
 // decodeLocate reads the locator's fields of ev's payload, those of its
-// type, as decodeLoose does.
-func decodeLocate(ev *recording.Event, p *locatePayload) {
+// type, as decodeLoose does, and reports whether it read them by the fast
+// path: the values are then the ones the handlers' own decoders read of
+// those members, and they may take them from p (see decodeInjected).
+func decodeLocate(ev *recording.Event, p *locatePayload) (fast bool) {
 	fastOrLoose(ev.Payload, p, false, func() bool {
-		var v [3][]byte
-		switch ev.Type {
-		case recording.TypeLLMStart:
-			return pickPayload(ev, locateLLMStart, v[:]) && setNumPtr(&p.Iteration, v[0])
-		case recording.TypeToolStart:
-			return pickPayload(ev, locateCall, v[:]) && setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) &&
-				setRaw(&p.Args, v[2])
-		case recording.TypeToolEnd:
-			return pickPayload(ev, locateResult, v[:]) && setStr(&p.ToolCallID, v[0])
-		case recording.TypeContextInjected:
-			return pickPayload(ev, locateInjected, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.SourceID, v[1]) &&
-				setStr(&p.ContentHash, v[2])
-		case recording.TypeContextEvicted:
-			return pickPayload(ev, locateEvicted, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
-		}
-		return true
+		fast = decodeLocateFast(ev, p)
+		return fast
 	})
+	return fast
+}
+
+func decodeLocateFast(ev *recording.Event, p *locatePayload) bool {
+	var v [3][]byte
+	switch ev.Type {
+	case recording.TypeLLMStart:
+		return pickPayload(ev, locateLLMStart, v[:]) && setNumPtr(&p.Iteration, v[0])
+	case recording.TypeToolStart:
+		return pickPayload(ev, locateCall, v[:]) && setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) &&
+			setRaw(&p.Args, v[2])
+	case recording.TypeToolEnd:
+		return pickPayload(ev, locateResult, v[:]) && setStr(&p.ToolCallID, v[0])
+	case recording.TypeContextInjected:
+		return pickPayload(ev, locateInjected, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.SourceID, v[1]) &&
+			setStr(&p.ContentHash, v[2])
+	case recording.TypeContextEvicted:
+		return pickPayload(ev, locateEvicted, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
+	}
+	return true
 }
 
 // locatedPayload reports whether the locator reads the payload of an
@@ -115,6 +123,8 @@ type locator struct {
 	kept  int64
 	// buf is locate's.
 	buf []checks.Position
+	// cur is the payload of the event being added.
+	cur locatePayload
 }
 
 // eventAt is where an event stands, all positionOf reads of it.
@@ -209,11 +219,14 @@ func (l *locator) count(base int64, lens ...int) {
 }
 
 // add folds one event into the index. Nothing of ev is kept: strings are
-// copies, and arguments go to the store.
-func (l *locator) add(ev *recording.Event) {
-	var p locatePayload
+// copies, and arguments go to the store. It reports the payload's fields
+// it read by the fast path (see decodeLocate), nil when it did not.
+func (l *locator) add(ev *recording.Event) *locatePayload {
+	p := &l.cur
+	*p = locatePayload{}
+	fast := false
 	if !ev.PayloadDropped && locatedPayload(ev.Type) {
-		decodeLocate(ev, &p)
+		fast = decodeLocate(ev, p)
 	}
 	if stage := ev.Meta.RuntimeStageID; stage != "" && ev.Type != recording.TypeContextError && ev.Type != recording.TypeDisposition {
 		if _, seen := l.firstByStage[stage]; !seen {
@@ -306,6 +319,10 @@ func (l *locator) add(ev *recording.Event) {
 		l.answers = append(l.answers, pos)
 		l.count(positionCost)
 	}
+	if !fast {
+		return nil
+	}
+	return p
 }
 
 // onlyPending is the call of a stage still waiting for its result, when

@@ -23,7 +23,7 @@ func calledTool(ev *recording.Event) (string, bool) {
 		return "", false
 	}
 	var p toolStartPayload
-	if decodeToolStart(ev, &p, false) && p.ToolName != "" {
+	if decodeToolStart(ev, &p, false, nil) && p.ToolName != "" {
 		return p.ToolName, true
 	}
 	return "", false
