@@ -238,6 +238,9 @@ type ComposeView struct {
 	// (a capped or rotated head), so parks and evictions before the first
 	// recorded event are unknown.
 	HistoryGap string
+	// Filed reports whether the run's ledger holds a finding of an
+	// identity already (nil: none is known); see bareFinding.
+	Filed func(identity string) bool
 }
 
 // WireView is the wire seam of one completed model call: the composed tool
@@ -274,6 +277,8 @@ type ChoiceView struct {
 	// by ExcuseKey(call id, path), each with the source label the app
 	// gave. The replay excuses exactly those, as the live check did.
 	Excused map[string]string
+	// Filed is as ComposeView's.
+	Filed func(identity string) bool
 }
 
 // ExcuseKey keys ChoiceView.Excused: one argument of one call.

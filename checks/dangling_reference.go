@@ -44,18 +44,24 @@ func danglingOf(served []groundedTool, dropped, present map[string]bool, epoch i
 			}
 		}
 		if len(missing) > 0 {
-			fs = append(fs, danglingFinding(t.name, missing, epoch))
+			fs = append(fs, danglingFinding(t.name, missing, epoch, nil))
 		}
 	}
 	return fs
 }
 
-func danglingFinding(tool string, missing []string, epoch int64) Finding {
+func danglingFinding(tool string, missing []string, epoch int64, filed func(string) bool) Finding {
 	subject := toolSubject(tool)
-	subjects := []Subject{subject}
-	var witnesses []Witness
+	subjects := make([]Subject, 0, 1+len(missing))
+	subjects = append(subjects, subject)
 	for _, g := range missing {
 		subjects = append(subjects, toolSubject(g))
+	}
+	if f, ok := bareFinding(filed, KindDanglingReference, SeamCompose, subjects, "", epoch); ok {
+		return f
+	}
+	var witnesses []Witness
+	for _, g := range missing {
 		witnesses = append(witnesses, asserted(subject, "argument-ground",
 			fmt.Sprintf("results of '%s' evicted and not fetched again", g), epoch,
 			fmt.Sprintf("window: a '%s' result was evicted (context.evicted), and no '%s' result is in the iteration %d frame", g, g, epoch)))
@@ -471,7 +477,7 @@ func judgeDangling(v ComposeView, d *Declarations) Verdict {
 			continue
 		}
 		if len(missing) > 0 {
-			fs = append(fs, danglingFinding(t.name, missing, it))
+			fs = append(fs, danglingFinding(t.name, missing, it, v.Filed))
 		}
 	}
 	switch {

@@ -125,7 +125,7 @@ func judgeDanglingWhole(v ComposeView, evs []Eviction, d *Declarations) Verdict 
 			continue
 		}
 		if len(missing) > 0 {
-			fs = append(fs, danglingFinding(t.name, missing, it))
+			fs = append(fs, danglingFinding(t.name, missing, it, nil))
 		}
 	}
 	switch {
@@ -308,9 +308,11 @@ func randomSteps(r *rand.Rand, n int) []step {
 
 // TestDanglingLedgerMatchesWholeList replays generated runs twice: once
 // with the judge handed the whole eviction list on every call, once as the
-// engine does it, with a ledger view per call and the doubts each verdict
-// named recorded back. The replay ledgers must agree on every row, finding
-// and reason, in order, after every call.
+// engine does it, with a ledger view per call, the doubts each verdict
+// named recorded back, and the ledger's Filed, so that findings it holds
+// already come back bare. The replay ledgers must agree on every row,
+// finding (whole, witnesses and message included) and reason, in order,
+// after every call.
 func TestDanglingLedgerMatchesWholeList(t *testing.T) {
 	decls := []*Declarations{
 		{Tools: []ToolDecl{{Name: "screen_fire", ArgumentsFrom: []string{"whats_here", "fleet_report"}}}},
@@ -338,13 +340,14 @@ func TestDanglingLedgerMatchesWholeList(t *testing.T) {
 			whole.Note(DanglingReference, judgeDanglingWhole(s.call, evs, d))
 			v := s.call
 			v.Evictions = el.View(key)
+			v.Filed = folded.Filed
 			verdict := judgeDangling(v, d)
 			folded.Note(DanglingReference, verdict)
 			el.Named(key, verdict.Named)
 			if diff := cmp.Diff(whole.Rows(), folded.Rows()); diff != "" {
 				t.Fatalf("seed %d step %d: rows (-whole +folded):\n%s", seed, i, diff)
 			}
-			if diff := cmp.Diff(ids(whole.Findings()), ids(folded.Findings())); diff != "" {
+			if diff := cmp.Diff(whole.Findings(), folded.Findings()); diff != "" {
 				t.Fatalf("seed %d step %d: findings (-whole +folded):\n%s", seed, i, diff)
 			}
 			if diff := cmp.Diff(whole.Reasons(), folded.Reasons()); diff != "" {

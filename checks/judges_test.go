@@ -2,6 +2,7 @@ package checks
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -172,6 +173,41 @@ func TestJudgeChoice(t *testing.T) {
 				t.Errorf("%s: filed at %q", tc.name, f.FiledAt)
 			}
 		}
+	}
+}
+
+// TestChoiceBareFindingsLeaveTheLedgerAsItWas: responses that call a tool
+// with the same ungrounded argument again and again are noted in two
+// ledgers, one judged with its Filed (the engine's way: repeats come back
+// bare) and one without; rows, findings and reasons must be the same.
+func TestChoiceBareFindingsLeaveTheLedgerAsItWas(t *testing.T) {
+	d := &Declarations{Tools: []ToolDecl{{Name: "backup_status", ArgumentsFrom: []string{"fleet_report"}}}}
+	frame := Frame{Iteration: 1, Messages: []Message{{Role: RoleUser, Content: "status of callisto-02?"}}}
+	args := []string{`{"machine":"titan-09"}`, `{"machine":"callisto-02"}`, `{"machine":"titan-09","zone":"z-7"}`, `{"zone":"z-8"}`}
+	whole, bare := NewLedger(Registry, d, PostureObserve), NewLedger(Registry, d, PostureObserve)
+	sawBare := false
+	for i := range 12 {
+		call := ToolCall{ID: fmt.Sprint("c", i), Name: "backup_status", Args: json.RawMessage(args[i%len(args)])}
+		v := ChoiceView{Call: CallView{Iteration: int64(i + 1), Frame: frame}, Stage: fmt.Sprint("call-llm#", i), Calls: []ToolCall{call}}
+		whole.Note(UnsupportedArgument, judgeChoice(v, d))
+		v.Filed = bare.Filed
+		verdict := judgeChoice(v, d)
+		for _, f := range verdict.Findings {
+			sawBare = sawBare || f.Message == ""
+		}
+		bare.Note(UnsupportedArgument, verdict)
+		if diff := cmp.Diff(whole.Rows(), bare.Rows()); diff != "" {
+			t.Fatalf("response %d: rows (-whole +bare):\n%s", i, diff)
+		}
+		if diff := cmp.Diff(whole.Findings(), bare.Findings()); diff != "" {
+			t.Fatalf("response %d: findings (-whole +bare):\n%s", i, diff)
+		}
+		if diff := cmp.Diff(whole.Reasons(), bare.Reasons()); diff != "" {
+			t.Fatalf("response %d: reasons (-whole +bare):\n%s", i, diff)
+		}
+	}
+	if !sawBare {
+		t.Fatal("no finding came back bare: the test exercises nothing")
 	}
 }
 

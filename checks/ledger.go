@@ -171,6 +171,10 @@ func (l *Ledger) Note(c *Check, v Verdict) {
 	}
 }
 
+// Filed reports whether the ledger holds a finding of the identity (see
+// Finding.Identity): the views' Filed.
+func (l *Ledger) Filed(identity string) bool { return l.seen[identity] }
+
 // hasDefect reports whether any finding is a defect; an advisory alone
 // never fails an encounter.
 func hasDefect(fs []Finding) bool {

@@ -279,7 +279,7 @@ func clip(s string) string {
 // identifier-like arguments it looked at. ft holds the frame's texts (nil:
 // made here), shared by the calls of one response.
 func unsupportedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTexts, epoch int64) (fs []Finding, unjudged []string, judged int) {
-	fs, unjudged, _, judged = excusedArguments(call, grounds, frame, ft, epoch, nil)
+	fs, unjudged, _, judged = excusedArguments(call, grounds, frame, ft, epoch, nil, nil)
 	return fs, unjudged, judged
 }
 
@@ -287,7 +287,7 @@ func unsupportedArguments(call ToolCall, grounds []string, frame Frame, ft *fram
 // excused (see ChoiceView.Excused) passed over, each named in excused: an
 // excused argument was looked at, and the app's word stands for its
 // ground.
-func excusedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTexts, epoch int64, excuses map[string]string) (fs []Finding, unjudged, excused []string, judged int) {
+func excusedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTexts, epoch int64, excuses map[string]string, filed func(string) bool) (fs []Finding, unjudged, excused []string, judged int) {
 	leaves, err := stringLeaves(call.Args)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("the arguments of call %s to '%s' are not readable JSON (%v)", orUnknown(call.ID), call.Name, err)}, nil, 0
@@ -320,7 +320,7 @@ func excusedArguments(call ToolCall, grounds []string, frame Frame, ft *frameTex
 				call.Name, leaf.path, clip(value), orUnknown(call.ID), frame.Iteration, strings.Join(frame.Gaps, "; ")))
 			continue
 		}
-		fs = append(fs, aboutCalls([]Finding{argumentFinding(call, leaf, value, grounds, frame, where, answers, epoch)}, call.ID)...)
+		fs = append(fs, aboutCalls([]Finding{argumentFinding(call, leaf, value, grounds, frame, where, answers, epoch, filed)}, call.ID)...)
 	}
 	return fs, unjudged, excused, judged
 }
@@ -336,8 +336,11 @@ func quoteSource(s string) string {
 
 // argumentFinding is the finding of one ungrounded argument; answers are
 // the model's own messages that hold it, when only they do.
-func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string, frame Frame, where groundedness, answers []int, epoch int64) Finding {
+func argumentFinding(call ToolCall, leaf argLeaf, value string, grounds []string, frame Frame, where groundedness, answers []int, epoch int64, filed func(string) bool) Finding {
 	subject := toolSubject(call.Name)
+	if f, ok := bareFinding(filed, KindUnsupportedArgument, SeamChoice, []Subject{subject}, leaf.path, epoch); ok {
+		return f
+	}
 	users, tools, assistants := 0, 0, 0
 	for _, m := range frame.Messages {
 		switch m.Role {
@@ -394,7 +397,7 @@ func judgeChoice(v ChoiceView, d *Declarations) Verdict {
 		if ft == nil {
 			ft = newFrameTexts(v.Call.Frame)
 		}
-		f, why, ex, n := excusedArguments(call, grounds, v.Call.Frame, ft, v.Call.Iteration, v.Excused)
+		f, why, ex, n := excusedArguments(call, grounds, v.Call.Frame, ft, v.Call.Iteration, v.Excused, v.Filed)
 		fs = append(fs, f...)
 		reasons = append(reasons, why...)
 		excused = append(excused, ex...)

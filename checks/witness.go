@@ -68,6 +68,19 @@ func finding(kind, seam string, subjects []Subject, predicate string, witnesses 
 	}
 }
 
+// bareFinding is the finding a judge files in place of the whole one when
+// filed (a view's Filed; nil knows of none) says the run's ledger holds
+// one of its identity already: the ledger drops it as it would the whole
+// one, reading only its identity and flags, so the witnesses and message
+// are not worded for nothing. ok is false when the finding is to be built
+// whole.
+func bareFinding(filed func(identity string) bool, kind, seam string, subjects []Subject, predicate string, epoch int64) (f Finding, ok bool) {
+	if filed == nil || !filed(Identity(kind, seam, subjects, predicate)) {
+		return Finding{}, false
+	}
+	return finding(kind, seam, subjects, predicate, nil, epoch, ""), true
+}
+
 func toolSubject(name string) Subject { return Subject{Kind: "tool", ID: name} }
 
 // nameList renders names for a message: a, b, c.

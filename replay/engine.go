@@ -277,11 +277,15 @@ type engine struct {
 	// recorded is the finding of the context_error being handled, when
 	// the fold has it decoded already (see Fold.handle); located is what
 	// the locator read of its payload (see decodeInjected).
-	recorded    *checks.Finding
-	located     *locatePayload
-	reg         []*checks.Check
-	decl        *checks.Declarations
-	ledger      *checks.Ledger
+	recorded *checks.Finding
+	located  *locatePayload
+	reg      []*checks.Check
+	decl     *checks.Declarations
+	ledger   *checks.Ledger
+	// filed is the ledger's Filed for the views (see checks.ComposeView),
+	// nil on the slow path, which words every finding whole: the
+	// reference the fast path is held to.
+	filed       func(identity string) bool
 	headMissing bool
 	// need is what the armed checks read; slow reads every payload in
 	// full with encoding/json (see replay).
@@ -420,6 +424,7 @@ func newEngineWith(reg []*checks.Check, decl *checks.Declarations, posture strin
 	e.need = allNeeds
 	if !slow {
 		e.need = needsOf(reg, e.ledger, decl)
+		e.filed = e.ledger.Filed
 	}
 	return e
 }
@@ -887,6 +892,7 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 			ToolsStage: toolsStage,
 			Parked:     append([]string(nil), e.parked...),
 			HistoryGap: e.historyGap(),
+			Filed:      e.filed,
 		}
 		// A check that reads the evictions gets a view of the ledger that
 		// costs nothing to take, and names only the doubts it has not named
@@ -1106,7 +1112,7 @@ func (e *engine) flushChoice() {
 			calls[i] = tc
 			calls[i].Args = append(json.RawMessage(nil), tc.Args...)
 		}
-		view := checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls, Excused: e.grounds}
+		view := checks.ChoiceView{Call: cloneCall(pc.call), Stage: pc.stage, Calls: calls, Excused: e.grounds, Filed: e.filed}
 		if why := redactedChoice(c, view, e.redacted); why != "" {
 			e.ledger.NoteAt(c, pc.call.Iteration, checks.UnreachableBecause(why))
 			continue
