@@ -275,10 +275,10 @@ type pendingClaim struct {
 
 type engine struct {
 	// recorded is the finding of the context_error being handled, when
-	// the fold has it decoded already (see Fold.handle); located is what
-	// the locator read of its payload (see decodeInjected).
+	// the fold has it decoded already (see Fold.handle); read is what the
+	// fold's other readers read of its payload.
 	recorded *checks.Finding
-	located  *locatePayload
+	read     read
 	reg      []*checks.Check
 	decl     *checks.Declarations
 	ledger   *checks.Ledger
@@ -603,7 +603,7 @@ func roleOf(p injectedPayload) string {
 
 func (e *engine) onInjected(ev *recording.Event, stage string) {
 	var p injectedPayload
-	if !decodeInjected(ev, &p, &e.cache, e.slow, e.located) {
+	if !decodeInjected(ev, &p, &e.cache, e.slow, e.read.located) {
 		return
 	}
 	switch p.Slot {
@@ -741,7 +741,7 @@ func distinctMessages(dst, ms []checks.Message) []checks.Message {
 // the same hash; if those differ, the join is ambiguous and says so.
 func (e *engine) onEvicted(ev *recording.Event) {
 	var p evictedPayload
-	if !decodeEvicted(ev, &p, e.slow, e.located) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
+	if !decodeEvicted(ev, &p, e.slow, e.read.located) || (p.Slot != "" && p.Slot != "messages") || p.ContentHash == "" {
 		return
 	}
 	out := checks.Eviction{Hash: p.ContentHash, Iteration: e.lastIter + 1}
@@ -859,7 +859,11 @@ func (e *engine) onLLMStart(ev *recording.Event, stage string) {
 	e.grounds = nil
 	e.cache.rotate()
 	var p llmStartPayload
-	decodeLLMStart(ev, &p, e.slow)
+	if s := e.read.start; s != nil && !e.slow {
+		p = *s
+	} else {
+		decodeLLMStart(ev, &p, e.slow)
+	}
 	it, ok := intOf(p.Iteration)
 	if !ok {
 		it = e.lastIter + 1
@@ -1065,7 +1069,7 @@ func (e *engine) newChoice(call checks.CallView, stage string) *pendingChoice {
 
 func (e *engine) onToolStart(ev *recording.Event, stage string) {
 	var p toolStartPayload
-	if !decodeToolStart(ev, &p, e.slow, e.located) {
+	if !decodeToolStart(ev, &p, e.slow, e.read.located) {
 		return
 	}
 	if e.stated != nil {

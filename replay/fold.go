@@ -186,6 +186,9 @@ func (f *Fold) Add(ev *recording.Event) error {
 	if f.session == "" {
 		f.session = ev.Meta.SessionID
 	}
+	// What the readers read of ev for the engine points into its payload,
+	// which is let go of with ev.
+	defer f.letGo()
 	var located *locatePayload
 	if f.loc != nil {
 		located = f.loc.add(ev)
@@ -194,35 +197,56 @@ func (f *Fold) Add(ev *recording.Event) error {
 	if f.rec != nil {
 		hasRecorded = f.rec.add(ev, &f.recorded)
 	}
+	var start *llmStartPayload
 	if f.tools != nil {
-		f.tools.add(ev)
+		start = f.tools.add(ev)
 	}
 	switch {
 	case ev.Type == recording.TypeRunConfigured:
 		return f.configure(ev)
 	case f.armed:
-		f.handle(ev, hasRecorded, located)
+		f.handle(ev, hasRecorded, read{located, start})
 	case seamEvent(ev.Type):
 		if err := f.arm(nil); err != nil {
 			return err
 		}
-		f.handle(ev, hasRecorded, located)
+		f.handle(ev, hasRecorded, read{located, start})
 	default:
 		f.hold(ev)
 	}
 	return nil
 }
 
+// letGo drops what the locator and the tools seen read of the event just
+// added (see read): it points into the event's payload.
+func (f *Fold) letGo() {
+	if f.loc != nil {
+		f.loc.cur = locatePayload{}
+	}
+	if f.tools != nil {
+		f.tools.start = llmStartPayload{}
+	}
+}
+
+// read is what the fold's other readers read of the event being added,
+// for the engine to take rather than decode it again: the locator's fields
+// (see decodeInjected) and the tools seen's llm_start payload; nil where
+// they read nothing the engine may take.
+type read struct {
+	located *locatePayload
+	start   *llmStartPayload
+}
+
 // handle hands ev to the engine, with the finding it records when the
 // recorded-evidence reader has decoded it already (f.recorded, ok), and
-// what the locator read of its payload (nil: nothing the engine may take).
-func (f *Fold) handle(ev *recording.Event, ok bool, located *locatePayload) {
+// what the fold's other readers read of it.
+func (f *Fold) handle(ev *recording.Event, ok bool, r read) {
 	if ok {
 		f.e.recorded = &f.recorded
 	}
-	f.e.located = located
+	f.e.read = r
 	f.e.handle(ev)
-	f.e.recorded, f.e.located = nil, nil
+	f.e.recorded, f.e.read = nil, read{}
 }
 
 // Fallible says what Add and End may still fail on: anything until

@@ -27,26 +27,35 @@ type toolsSeen struct {
 	// last is the last llm_start's tools: a list met again is not read
 	// again.
 	last toolNamesMemo
+	// start is the llm_start payload add read last.
+	start llmStartPayload
 }
 
 // kept is the bytes the names and the last list hold.
 func (t *toolsSeen) kept() int64 { return t.bytes + t.last.held() }
 
-func (t *toolsSeen) add(ev *recording.Event) {
+// add folds ev in. Of an llm_start it returns the payload as
+// decodeLLMStart reads it by the fast path, whether or not that read it
+// whole, for the engine to take rather than decode it again; nil of any
+// other event.
+func (t *toolsSeen) add(ev *recording.Event) *llmStartPayload {
 	switch ev.Type {
 	case recording.TypeLLMStart:
-		var p llmStartPayload
-		if decodeLLMStart(ev, &p, false) {
+		p := &t.start
+		*p = llmStartPayload{}
+		if decodeLLMStart(ev, p, false) {
 			names, _ := t.last.namesOf(p.Tools, false, ev.PayloadValidated())
 			for _, n := range names {
 				t.note(n)
 			}
 		}
+		return p
 	case recording.TypeToolStart:
 		if n, ok := calledTool(ev); ok {
 			t.note(n)
 		}
 	}
+	return nil
 }
 
 func (t *toolsSeen) note(name string) {
