@@ -946,7 +946,9 @@ func (e *engine) buildFrame(p llmStartPayload, it int64) checks.Frame {
 	switch {
 	case e.sysSeen:
 		f.System = append([]string(nil), e.sysPieces...)
-		f.Gaps = append(f.Gaps, prefixAll(fmt.Sprintf("iteration %d: ", it), e.sysGaps)...)
+		if len(e.sysGaps) > 0 {
+			f.Gaps = append(f.Gaps, prefixAll(fmt.Sprintf("iteration %d: ", it), e.sysGaps)...)
+		}
 		sysKnown = len(e.sysGaps) == 0
 		if sysKnown {
 			e.lastSystem, e.lastSystemSet = f.System, true
