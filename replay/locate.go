@@ -46,6 +46,7 @@ func decodeLocate(ev *recording.Event, p *locatePayload) (fast bool) {
 	return fast
 }
 
+// decodeLocateFast is decodeLocate's fast path.
 func decodeLocateFast(ev *recording.Event, p *locatePayload) bool {
 	var v [3][]byte
 	switch ev.Type {

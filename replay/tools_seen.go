@@ -35,8 +35,8 @@ type toolsSeen struct {
 func (t *toolsSeen) kept() int64 { return t.bytes + t.last.held() }
 
 // add folds ev in. Of an llm_start it returns the payload as
-// decodeLLMStart reads it by the fast path, whether or not that read it
-// whole, for the engine to take rather than decode it again; nil of any
+// decodeLLMStart reads it off the slow path (whether it reads or not), for
+// an engine off that path to take rather than decode it again; nil of any
 // other event.
 func (t *toolsSeen) add(ev *recording.Event) *llmStartPayload {
 	switch ev.Type {
