@@ -329,17 +329,23 @@ func decodeLLMEnd(ev *recording.Event, p *llmEndPayload, content, slow bool) boo
 }
 
 // decodeToolStart fills p from a tool_start payload; at is as
-// decodeInjected's, and the locator reads every member p has.
+// decodeInjected's, and the locator reads every member p has (through
+// toolStartFast).
 func decodeToolStart(ev *recording.Event, p *toolStartPayload, slow bool, at *locatePayload) bool {
 	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		if at != nil {
 			p.ToolName, p.ToolCallID, p.Args = at.ToolName, at.ToolCallID, at.Args
 			return true
 		}
-		var v [3][]byte
-		return pickPayload(ev, toolStartNames, v[:]) &&
-			setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) && setRaw(&p.Args, v[2])
+		return toolStartFast(ev, &p.ToolName, &p.ToolCallID, &p.Args)
 	})
+}
+
+// toolStartFast is the fast reading of a tool_start payload, into the
+// fields given: decodeToolStart's and the locator's.
+func toolStartFast(ev *recording.Event, name, callID *string, args *json.RawMessage) bool {
+	var v [3][]byte
+	return pickPayload(ev, toolStartNames, v[:]) && setStr(name, v[0]) && setStr(callID, v[1]) && setRaw(args, v[2])
 }
 
 func decodeToolEnd(ev *recording.Event, p *toolEndPayload, slow bool) bool {
@@ -352,16 +358,23 @@ func decodeToolEnd(ev *recording.Event, p *toolEndPayload, slow bool) bool {
 }
 
 // decodeEvicted fills p from a context.evicted payload; at is as
-// decodeInjected's, and the locator reads every member p has.
+// decodeInjected's, and the locator reads every member p has (through
+// evictedFast).
 func decodeEvicted(ev *recording.Event, p *evictedPayload, slow bool, at *locatePayload) bool {
 	return fastOrLoose(ev.Payload, p, slow, func() bool {
 		if at != nil {
 			p.Slot, p.ContentHash = at.Slot, at.ContentHash
 			return true
 		}
-		var v [2][]byte
-		return pickPayload(ev, evictedNames, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
+		return evictedFast(ev, &p.Slot, &p.ContentHash)
 	})
+}
+
+// evictedFast is the fast reading of a context.evicted payload, into the
+// fields given: decodeEvicted's and the locator's.
+func evictedFast(ev *recording.Event, slot, hash *string) bool {
+	var v [2][]byte
+	return pickPayload(ev, evictedNames, v[:]) && setStr(slot, v[0]) && setStr(hash, v[1])
 }
 
 func decodeSemantics(ev *recording.Event, p *semanticsPayload, slow bool) bool {

@@ -22,16 +22,15 @@ type locatePayload struct {
 	ContentHash string          `json:"contentHash"`
 }
 
-// The locator's fields of each payload it reads. Each type's are read on
-// their own: a field the locator does not use for a type can neither
-// change how the others read (see decodeLoose) nor send them to the
-// lenient path.
+// The locator's fields of each payload it reads; of a tool_start and a
+// context.evicted it reads them all, through the decoders' own fast
+// readings (toolStartFast, evictedFast). Each type's are read on their
+// own: a field the locator does not use for a type can neither change how
+// the others read (see decodeLoose) nor send them to the lenient path.
 var (
 	locateLLMStart = recording.NewMemberSet("iteration")
-	locateCall     = recording.NewMemberSet("toolName", "toolCallId", "args")
 	locateResult   = recording.NewMemberSet("toolCallId")
 	locateInjected = recording.NewMemberSet("slot", "sourceId", "contentHash")
-	locateEvicted  = recording.NewMemberSet("slot", "contentHash")
 )
 
 // decodeLocate reads the locator's fields of ev's payload, those of its
@@ -53,15 +52,14 @@ func decodeLocateFast(ev *recording.Event, p *locatePayload) bool {
 	case recording.TypeLLMStart:
 		return pickPayload(ev, locateLLMStart, v[:]) && setNumPtr(&p.Iteration, v[0])
 	case recording.TypeToolStart:
-		return pickPayload(ev, locateCall, v[:]) && setStr(&p.ToolName, v[0]) && setStr(&p.ToolCallID, v[1]) &&
-			setRaw(&p.Args, v[2])
+		return toolStartFast(ev, &p.ToolName, &p.ToolCallID, &p.Args)
 	case recording.TypeToolEnd:
 		return pickPayload(ev, locateResult, v[:]) && setStr(&p.ToolCallID, v[0])
 	case recording.TypeContextInjected:
 		return pickPayload(ev, locateInjected, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.SourceID, v[1]) &&
 			setStr(&p.ContentHash, v[2])
 	case recording.TypeContextEvicted:
-		return pickPayload(ev, locateEvicted, v[:]) && setStr(&p.Slot, v[0]) && setStr(&p.ContentHash, v[1])
+		return evictedFast(ev, &p.Slot, &p.ContentHash)
 	}
 	return true
 }
