@@ -85,17 +85,38 @@ func TestCorruptCompressed(t *testing.T) {
 		corrupt[i] ^= 0x5a
 	}
 	g := gzipBytes(t, plain)
+	// Written as zstd --long=28 writes: the frame asks for a 256 MiB window.
+	var long bytes.Buffer
+	enc, err := zstd.NewWriter(&long, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(256<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := enc.Write(plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A frame of 16 bytes (so a window of 1 KiB, the least) whose one raw
+	// block says it holds 2,000: the decoder calls a block larger than its
+	// frame's window the way it calls a window larger than it allows.
+	oversized := append(append([]byte(nil), magicZstd...), 0x20, 16, 0x81, 0x3e, 0x00)
+	oversized = append(oversized, bytes.Repeat([]byte{'x'}, 2000)...)
 	cases := []struct {
 		name string
 		data []byte
 		want []string
+		// notWant is advice that would mislead for this input.
+		notWant []string
 	}{
-		{"corrupt zstd", corrupt, []string{"x.zst: corrupt zstd data near compressed byte offset", "decompressed byte offset"}},
-		{"truncated zstd", z[:len(z)/2], []string{"x.zst:", "zstd"}},
-		{"truncated gzip", g[:len(g)/2], []string{"x.zst: the gzip stream ends early (truncated) near compressed byte offset"}},
-		{"zstd magic only", magicZstd, []string{"x.zst:", "zstd"}},
-		{"xz", append(append([]byte(nil), magicXz...), 1, 2, 3), []string{"xz-compressed data"}},
-		{"zip", []byte("PK\x03\x04rest of a zip"), []string{"a zip archive"}},
+		{"corrupt zstd", corrupt, []string{"x.zst: corrupt zstd data near compressed byte offset", "decompressed byte offset"}, nil},
+		{"zstd window too large", long.Bytes(), []string{"x.zst: the zstd stream asks for a window of 256 MiB, larger than the 128 MiB this reader allows; recompress with a smaller window"}, nil},
+		{"zstd block larger than its window", oversized, []string{"x.zst: corrupt zstd data (a block larger than its frame's window, or a later frame asking for a window larger than 128 MiB) near compressed byte offset"}, []string{"recompress"}},
+		{"truncated zstd", z[:len(z)/2], []string{"x.zst:", "zstd"}, nil},
+		{"truncated gzip", g[:len(g)/2], []string{"x.zst: the gzip stream ends early (truncated) near compressed byte offset"}, nil},
+		{"zstd magic only", magicZstd, []string{"x.zst:", "zstd"}, nil},
+		{"xz", append(append([]byte(nil), magicXz...), 1, 2, 3), []string{"xz-compressed data"}, nil},
+		{"zip", []byte("PK\x03\x04rest of a zip"), []string{"a zip archive"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,6 +128,11 @@ func TestCorruptCompressed(t *testing.T) {
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("error %q contains %q", err, w)
 				}
 			}
 			if strings.Contains(tc.name, "corrupt") && ie.Offset <= 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 
@@ -45,6 +46,12 @@ type source struct {
 	in          *countReader // compressed (or raw) bytes consumed
 	out         *guardReader // decompressed bytes produced
 	bom         bool         // a UTF-8 byte-order mark was skipped
+	// zstdWindow is the window the first zstd frame's header asks for; 0
+	// when the header does not say (a frame sized to its content, a
+	// skippable frame first, a header cut short). The decoder's "window
+	// size exceeded" is also its word for a block larger than its frame's
+	// window, which is corrupt data: this tells the two apart.
+	zstdWindow uint64
 	// file is the input when it is a regular file, whose reads never wait
 	// on a writer (a pipe's or a terminal's may, and any other reader's
 	// might); nil otherwise.
@@ -159,12 +166,20 @@ func (s *source) readError(err error, decompressed int64) error {
 		what = "the " + s.compression + " stream ends early (truncated)"
 	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
-		return &InputError{Path: s.name, Offset: s.in.n, Err: fmt.Errorf(
-			"zstd window larger than %s; recompress with a smaller window (e.g. without --long=31): %w", humanBytes(MaxZstdWindow), err)}
+		if s.zstdWindow > MaxZstdWindow {
+			return &InputError{Path: s.name, Offset: s.in.n, Err: fmt.Errorf(
+				"the zstd stream asks for a window of %s, larger than the %s this reader allows; recompress with a smaller window (e.g. without --long=31): %w",
+				humanBytes(int64(min(s.zstdWindow, math.MaxInt64))), humanBytes(MaxZstdWindow), err)}
+		}
+		what = fmt.Sprintf("corrupt zstd data (a block larger than its frame's window, or a later frame asking for a window larger than %s)", humanBytes(MaxZstdWindow))
 	}
 	return &InputError{Path: s.name, Offset: s.in.n, Err: fmt.Errorf(
 		"%s near compressed byte offset %d (decompressed byte offset %d): %w", what, s.in.n, decompressed, err)}
 }
+
+// zstdMaxHeader is the longest zstd frame header: magic number, frame
+// header descriptor, window descriptor, dictionary id and content size.
+const zstdMaxHeader = 4 + 1 + 1 + 4 + 8
 
 // Magic numbers, checked before any parsing.
 var (
@@ -193,7 +208,9 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 		}
 	}
 	s.in = &countReader{r: r}
-	var magic [6]byte
+	// The longest zstd frame header: the magic numbers below are its
+	// prefixes.
+	var magic [zstdMaxHeader]byte
 	n, err := io.ReadFull(s.in, magic[:])
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, &InputError{Path: name, Err: fmt.Errorf("read failed: %w", err)}
@@ -212,6 +229,10 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 		}
 		s.compression = "zstd"
 		s.close = zr.Close
+		var h zstd.Header
+		if h.Decode(m) == nil && !h.Skippable && !h.SingleSegment {
+			s.zstdWindow = h.WindowSize
+		}
 		dec, limit = zr, opts.MaxDecompressedBytes
 	case bytes.HasPrefix(m, magicGzip):
 		s.compression = "gzip"
