@@ -32,10 +32,10 @@ type textCache struct {
 	nums []float64
 }
 
-// boxChunk is how many values one allocation of box holds. A chunk is
-// let go at each new generation (rotate), so it holds texts of the
-// current one only; a pointer kept would keep its chunk alive, and with
-// it the chunk's other texts: small chunks bound what it holds on to.
+// boxChunk is how many values one allocation of box holds. A chunk of
+// strings is let go at each new generation (rotate), so it holds texts of
+// the current one only; a pointer kept would keep its chunk alive, and
+// with it the chunk's other texts: small chunks bound what it holds on to.
 const boxChunk = 16
 
 // box stores v in the next free element of *chunk and returns its
@@ -87,9 +87,10 @@ func (c *textCache) rotate() {
 	c.oldTexts, c.texts = c.texts, texts
 	c.oldHashes, c.hashes = c.hashes, hashes
 	c.size = 0
-	// The boxes' chunks are left to the pointers into them, so that they
-	// hold no text of a generation let go.
-	c.strs, c.nums = nil, nil
+	// The strings' chunk is left to the pointers into it, so that it
+	// holds no text of a generation let go; a number holds no text, and
+	// its chunk goes on filling.
+	c.strs = nil
 }
 
 // reusedEntries is the most entries a generation's map may have held for
