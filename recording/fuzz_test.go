@@ -127,6 +127,8 @@ func FuzzSniff(f *testing.F) {
 	f.Add([]byte(`{"format":1,"meta":{"kind":"recording/run"}}`))
 	f.Add([]byte("\xef\xbb\xbf{\"type\":\"agentfootprint.x\"}\n"))
 	f.Add([]byte(`{"format":"\u001b]0;x\u0007"}`))
+	f.Add([]byte("\xff\xfe{\x00\"\x00t\x00y\x00p\x00e\x00\"\x00"))
+	f.Add([]byte("\x00{\x00\"\x00\x1b\xd8\x3d\xdc"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, atEOF := range []bool{true, false} {
 			format, err := sniffFormat(data, atEOF)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/fpcheck/fpcheck/internal/jsonfast"
@@ -131,7 +132,19 @@ func scanTopKeys(b []byte) topKeys {
 // holds whatever the document's size (agentfootprint writes format, meta and
 // type first), plus, when the first line is not an event, whether any other
 // line in the window is one.
+//
+// Text in UTF-16 (which a Windows PowerShell redirection writes) is refused
+// before any of this, saying whether, read as UTF-16, it starts like a
+// recording.
 func sniffFormat(window []byte, atEOF bool) (Format, error) {
+	if t, ok := utf16Order(window); ok {
+		return "", t.refusal(window, atEOF)
+	}
+	return sniffUTF8(window, atEOF)
+}
+
+// sniffUTF8 is sniffFormat for text that is not UTF-16.
+func sniffUTF8(window []byte, atEOF bool) (Format, error) {
 	if len(window) == 0 {
 		return FormatEmpty, nil
 	}
@@ -237,6 +250,73 @@ func windowHasEventLine(window []byte, atEOF bool) bool {
 		}
 	}
 	return false
+}
+
+// utf16Text is how a window of UTF-16 text is written.
+type utf16Text struct {
+	bigEndian, bom bool
+}
+
+// utf16Order tells UTF-16 text by its byte-order mark, or, without one, by
+// a zero byte beside each of the first two ASCII characters, the first of
+// them one a JSON text starts with; ok is false for anything else (a UTF-32
+// mark included).
+func utf16Order(b []byte) (t utf16Text, ok bool) {
+	jsonStart := func(c byte) bool { return c == '{' || c == '[' || jsonfast.IsSpace(c) }
+	ascii := func(c byte) bool { return c != 0 && c < utf8.RuneSelf }
+	switch {
+	case len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE:
+		return utf16Text{bom: true}, len(b) < 4 || b[2] != 0 || b[3] != 0
+	case len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF:
+		return utf16Text{bigEndian: true, bom: true}, true
+	case len(b) >= 4 && jsonStart(b[0]) && b[1] == 0 && ascii(b[2]) && b[3] == 0:
+		return utf16Text{}, true
+	case len(b) >= 4 && b[0] == 0 && jsonStart(b[1]) && b[2] == 0 && ascii(b[3]):
+		return utf16Text{bigEndian: true}, true
+	}
+	return utf16Text{}, false
+}
+
+// decode is the window's text in UTF-8, without the byte-order mark; a
+// surrogate pair the window's end cuts in two is left out.
+func (t utf16Text) decode(window []byte, atEOF bool) []byte {
+	b := window
+	if t.bom {
+		b = b[2:]
+	}
+	units := make([]uint16, 0, len(b)/2)
+	for i := 0; i+1 < len(b); i += 2 {
+		if t.bigEndian {
+			units = append(units, uint16(b[i])<<8|uint16(b[i+1]))
+		} else {
+			units = append(units, uint16(b[i])|uint16(b[i+1])<<8)
+		}
+	}
+	if n := len(units); n > 0 && !atEOF && utf16.IsSurrogate(rune(units[n-1])) {
+		units = units[:n-1]
+	}
+	return []byte(string(utf16.Decode(units)))
+}
+
+// refusal refuses a window of UTF-16 text: as not a recording unless, read
+// as UTF-16, it starts like one.
+func (t utf16Text) refusal(window []byte, atEOF bool) error {
+	what, from := "UTF-16 (little-endian) text", "UTF-16LE"
+	if t.bigEndian {
+		what, from = "UTF-16 (big-endian) text", "UTF-16BE"
+	}
+	if t.bom {
+		// iconv reads the order from the mark.
+		what, from = what+" with a byte-order mark", "UTF-16"
+	}
+	text := t.decode(window, atEOF)
+	if len(text) == 0 {
+		return fmt.Errorf("%w: %s, and nothing after the mark", ErrNotRecording, what)
+	}
+	if f, err := sniffUTF8(text, atEOF); err == nil && len(bytes.TrimSpace(text)) > 0 && f != FormatEmpty {
+		return fmt.Errorf("a recording written as %s; agentfootprint writes UTF-8: convert it first, e.g. iconv -f %s -t UTF-8", what, from)
+	}
+	return fmt.Errorf("%w: %s, %s", ErrNotRecording, what, describeStart(text))
 }
 
 // describeStart says what an unreadable input starts with, safely.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
@@ -340,5 +341,39 @@ func TestManyRunsEndToEnd(t *testing.T) {
 		if code != 0 {
 			t.Errorf("--format %s: exit %d, want 0\n%s", format, code, stderr)
 		}
+	}
+}
+
+// TestUTF16RecordingIsNotSkipped checks that a recording saved as UTF-16
+// (as a Windows PowerShell redirection saves it) is an unreadable input
+// that says how to convert it, even where a directory walk finds it: the
+// walk leaves out only what is no recording at all.
+func TestUTF16RecordingIsNotSkipped(t *testing.T) {
+	dir := t.TempDir()
+	clean, err := os.ReadFile("../../testdata/recordings/formats/clean.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := utf16.Encode([]rune("\uFEFF" + string(clean)))
+	wide := make([]byte, 0, 2*len(units))
+	for _, u := range units {
+		wide = append(wide, byte(u), byte(u>>8))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), clean, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.jsonl"), wide, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := run(t, nil, "analyze", "--color=never", dir)
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	want := "b.jsonl: a recording written as UTF-16 (little-endian) text with a byte-order mark; agentfootprint writes UTF-8: convert it first, e.g. iconv -f UTF-16 -t UTF-8"
+	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), want) {
+		t.Errorf("stdout does not say %q:\n%s", want, stdout)
+	}
+	if strings.Contains(stdout, "SKIPPED") {
+		t.Errorf("the UTF-16 recording was skipped:\n%s", stdout)
 	}
 }
