@@ -208,8 +208,8 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 		}
 	}
 	s.in = &countReader{r: r}
-	// The longest zstd frame header: the magic numbers below are its
-	// prefixes.
+	// Enough for a whole zstd frame header (see zstdWindow); every magic
+	// number is shorter.
 	var magic [zstdMaxHeader]byte
 	n, err := io.ReadFull(s.in, magic[:])
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
