@@ -142,7 +142,7 @@ func main() {
 	genOut := flag.String("out", "", "internal: the file -generate-case writes")
 	floorFile := flag.String("floor", "", "internal: do the floor's work on this .zst file on -threads goroutines and exit")
 	noop := flag.Bool("noop", false, "internal: exit at once (measures the peak-RSS floor)")
-	machine := flag.String("machine", "", "internal: do the machine check's work of this kind (spin, read) on -threads goroutines and exit")
+	machine := flag.String("machine", "", "internal: do the machine check's work of this kind (spin, read, fresh) on -threads goroutines and exit")
 	threads := flag.Int("threads", 1, "internal: goroutines for -machine")
 	flag.Parse()
 	if *noop {
@@ -314,7 +314,8 @@ func run(o options, out io.Writer) error {
 func measure(o options, in inputs, dir string, floor int64, out io.Writer) ([]row, string) {
 	var rows []row
 	if o.cases["a"] {
-		rows = append(rows, parseRow(o, in))
+		a, fresh := parseRow(o, in)
+		rows = append(rows, a, fresh)
 	}
 	if o.cases["b"] {
 		rows = append(rows, realRows(o, in)...)
@@ -875,31 +876,49 @@ func timing(m measurement, bytes int64) string {
 	return fmt.Sprintf("%s %s/s (cpu %s)", secs(m.wall), mb(int64(float64(bytes)/m.wall.Seconds())), secs(m.cpu))
 }
 
-func parseRow(o options, in inputs) row {
-	r := row{name: "(a) recording JSON " + mb(in.RecBytes) + ", analyze --format json", target: "≥ 15× faster"}
+// parseRow measures (a), and beside it what a fresh page of memory costs
+// the machine in the same round (see freshKind).
+func parseRow(o options, in inputs) (r, fresh row) {
+	r = row{name: "(a) recording JSON " + mb(in.RecBytes) + ", analyze --format json", target: "≥ 15× faster"}
 	fc := command{codes: fpcheckCodes, report: true, name: o.fpcheck, args: []string{"analyze", "--format", "json", in.Recording}}
 	node, err := lookTool(o.node)
 	if err != nil {
 		r.baseline = err.Error() + ": skipped"
-		f := alternate(o.runs, fc)[0]
-		r.fpcheck, r.result = fpcheckCell(f, in.RecBytes, skipped)
-		return r
+		ms := alternate(o.runs, fc, machineCommand(freshKind, 1, nil))
+		r.fpcheck, r.result = fpcheckCell(ms[0], in.RecBytes, skipped)
+		return r, freshRow(ms[1])
 	}
 	nc := command{codes: toolCodes, name: node, args: []string{"-e", `JSON.parse(require("fs").readFileSync(process.argv[1]))`, in.Recording}}
-	ms := alternate(o.runs, fc, nc)
+	ms := alternate(o.runs, fc, nc, machineCommand(freshKind, 1, nil))
 	f, n := ms[0], ms[1]
+	fresh = freshRow(ms[2])
 	r.fpcheck, r.result = fpcheckCell(f, in.RecBytes, "")
 	if !f.ok() {
-		return r
+		return r, fresh
 	}
 	if !n.ok() {
 		r.baseline, r.result = n.err.Error(), failed
-		return r
+		return r, fresh
 	}
 	r.baseline = "JSON.parse " + timing(n, in.RecBytes)
 	x := n.wall.Seconds() / f.wall.Seconds()
 	r.ratio = fmt.Sprintf("%.1f× faster (cpu %.1f×)", x, n.cpu.Seconds()/f.cpu.Seconds()) + pairedNote(n.walls, f.walls)
 	r.result, r.figure = verdict(x >= 15), fmt.Sprintf("%.1f×", x)
+	return r, fresh
+}
+
+// freshRow reports the fresh-memory check measured beside (a).
+func freshRow(m measurement) row {
+	r := row{name: fmt.Sprintf("(a) machine check: %d MiB of fresh memory, each %d KiB page touched once", freshBytes>>20, freshPage>>10),
+		baseline: "—", target: "— (information)", result: "—"}
+	if !m.ok() {
+		r.fpcheck, r.result = m.err.Error(), failed
+		return r
+	}
+	us := float64(m.wall.Microseconds()) / (freshBytes / freshPage)
+	r.fpcheck = fmt.Sprintf("%s (cpu %s)", secs(m.wall), secs(m.cpu))
+	r.ratio = fmt.Sprintf("%.2f µs a page, process start included; node's parse and the floor of (b) pay for many such pages, fpcheck for few", us)
+	r.figure = fmt.Sprintf("%.2f µs a page", us)
 	return r
 }
 
@@ -1015,6 +1034,34 @@ var machineKinds = []machineKind{
 	{"read", "reading the recordings (128 KiB reads, quotes counted)"},
 }
 
+// freshKind is the check beside (a) and (b): fresh memory, each page
+// touched once. (a)'s baseline (node's parse of 84 MB) and (b)'s floor
+// spend much of their time on pages the process touches for the first
+// time, fpcheck much less, so those ratios move with what a fresh page
+// costs the machine that day (1 to 15 µs a page on this kind of virtual
+// machine), and this says what it cost in the same round.
+const freshKind = "fresh"
+
+// freshBytes is how much fresh memory the check touches.
+const freshBytes = 256 << 20
+
+// freshPage is the page size the check touches memory by.
+const freshPage = 4 << 10
+
+// touchFresh writes one byte in each page of n bytes of memory the
+// process has not used before: each write is a page fault.
+func touchFresh(n int) uint64 {
+	buf := make([]byte, n)
+	for i := 0; i < len(buf); i += freshPage {
+		buf[i] = 1
+	}
+	var sum uint64
+	for i := 0; i < len(buf); i += 64 * freshPage {
+		sum += uint64(buf[i])
+	}
+	return sum
+}
+
 // spinIterations sizes the loop: about 0.4 s of one core here, as long as
 // (d)'s -j 1 side.
 const spinIterations = 200_000_000
@@ -1057,6 +1104,10 @@ func countQuotes(path string) (uint64, error) {
 // machineWork does one kind of work split over threads goroutines: the
 // loop in equal parts, the files handed out one by one as -j does.
 func machineWork(kind string, threads int, files []string) error {
+	if kind == freshKind {
+		machineSink.Add(touchFresh(freshBytes))
+		return nil
+	}
 	if !slices.ContainsFunc(machineKinds, func(k machineKind) bool { return k.name == kind }) {
 		return fmt.Errorf("unknown kind of work %q", kind)
 	}

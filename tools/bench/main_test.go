@@ -139,6 +139,25 @@ func TestMachineRead(t *testing.T) {
 	}
 }
 
+func TestFreshCheck(t *testing.T) {
+	// One byte of every 64th page is summed back: each page was written.
+	if got := touchFresh(1 << 20); got != 4 {
+		t.Errorf("touchFresh(1 MiB) = %d, want 4", got)
+	}
+	r := freshRow(measurement{wall: 131072 * time.Microsecond, cpu: 120 * time.Millisecond})
+	for _, want := range []string{"(a) machine check: 256 MiB of fresh memory, each 4 KiB page touched once", "2.00 µs a page"} {
+		if !strings.Contains(r.name+" "+r.ratio, want) {
+			t.Errorf("row %+v lacks %q", r, want)
+		}
+	}
+	if r.figure != "2.00 µs a page" || r.result != "—" {
+		t.Errorf("figure %q, result %q", r.figure, r.result)
+	}
+	if r := freshRow(measurement{wall: -1, err: errors.New("boom")}); r.result != failed {
+		t.Errorf("a failed check gave %+v", r)
+	}
+}
+
 func TestMachineNote(t *testing.T) {
 	m := func(xs ...int) measurement {
 		var r measurement
