@@ -37,20 +37,55 @@ func readDeclDocument(name string, data []byte) (*yaml.Node, error) {
 			}
 			return doc, nil
 		}
-		return nil, &DeclarationError{Source: name, Line: yamlErrorLine(err.Error()),
-			Message: fmt.Sprintf("the declarations are neither valid YAML nor valid JSON (%s); fix the syntax there", strings.TrimPrefix(err.Error(), "yaml: "))}
+		return nil, syntaxError(name, data, err)
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		return nil, &DeclarationError{Source: name, Line: yamlErrorLine(err.Error()),
-			Message: fmt.Sprintf("the declarations are neither valid YAML nor valid JSON (%s); fix the syntax there", strings.TrimPrefix(err.Error(), "yaml: "))}
+		return nil, syntaxError(name, data, err)
 	case len(next.Content) > 0 && !isNull(next.Content[0]):
 		return nil, &DeclarationError{Source: name, Line: next.Content[0].Line,
 			Message: "a second YAML document starts here, and fpcheck reads one; merge the two into one document (delete the --- between them)"}
 	}
 	return &doc, nil
+}
+
+// syntaxError is the error of declarations the YAML parser refused with
+// err. Its message leaves out the line when it is the first. A tab in the
+// indentation of the line it names is the usual cause, and its message
+// ("found character that cannot start any token") does not say so.
+func syntaxError(name string, data []byte, err error) error {
+	what := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := yamlErrorLine(err.Error())
+	if at := max(line, 1); tabIndented(data, at) {
+		return &DeclarationError{Source: name, Line: at,
+			Message: fmt.Sprintf("the line is indented with a tab, and YAML indents with spaces only; replace the tab with spaces (the parser says: %s)", what)}
+	}
+	return &DeclarationError{Source: name, Line: line,
+		Message: fmt.Sprintf("the declarations are neither valid YAML nor valid JSON (%s); fix the syntax there", what)}
+}
+
+// tabIndented reports whether line n (from 1) of data has a tab before
+// its first character that is not a space or a tab.
+func tabIndented(data []byte, n int) bool {
+	for i := 1; i < n; i++ {
+		at := bytes.IndexByte(data, '\n')
+		if at < 0 {
+			return false
+		}
+		data = data[at+1:]
+	}
+	for _, c := range data {
+		switch c {
+		case '\t':
+			return true
+		case ' ':
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // jsonDocument builds the node tree of valid JSON, with the line of each
