@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/replay"
 )
 
@@ -256,13 +257,19 @@ func (r *Report) ExplainCommand(run *Run, i int) string {
 	return strings.Join(r.ExplainArgs(run, i), " ")
 }
 
-// ExplainArgs is ExplainCommand's words, each quoted for a shell.
+// ExplainArgs is ExplainCommand's words, each quoted for a shell. A run
+// read from standard input is named by explain's placeholder: explain reads
+// its recording again, and standard input cannot be read twice.
 func (r *Report) ExplainArgs(run *Run, i int) []string {
 	args := []string{"fpcheck", "explain"}
 	for _, a := range r.Options.ExplainFlags {
 		args = append(args, ShellQuote(a))
 	}
-	args = append(args, ShellQuote(run.Input))
+	if run.Input == recording.StdinName {
+		args = append(args, "RECORDING")
+	} else {
+		args = append(args, ShellQuote(run.Input))
+	}
 	if run.RunID != "" {
 		args = append(args, "--run", ShellQuote(run.RunID))
 	}

@@ -265,3 +265,27 @@ func (ef *eventFile) pointer(t *testing.T, ptr string) map[string]json.RawMessag
 	json.Unmarshal(b, &ev)
 	return ev
 }
+
+// TestExplainCommandForStandardInput checks that the explain command a
+// report prints for a run read from standard input names the recording by
+// explain's placeholder: explain reads its input again, which standard
+// input cannot give twice, and "<stdin>" is no file.
+func TestExplainCommandForStandardInput(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/recordings/formats/defect.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "fpcheck explain RECORDING --run run-1796025700000-1 1"
+	for _, format := range []string{"text", "short", "json", "markdown"} {
+		code, stdout, _ := run(t, bytes.NewReader(data), "analyze", "--color=never", "--format", format, "-")
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1", format, code)
+		}
+		if !strings.Contains(stdout, want) {
+			t.Errorf("%s: no %q in\n%s", format, want, stdout)
+		}
+		if strings.Contains(stdout, "explain '<stdin>'") || strings.Contains(stdout, "explain <stdin>") {
+			t.Errorf("%s: an explain command names standard input:\n%s", format, stdout)
+		}
+	}
+}
