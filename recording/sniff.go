@@ -313,7 +313,8 @@ func (t utf16Text) refusal(window []byte, atEOF bool) error {
 	if len(text) == 0 {
 		return fmt.Errorf("%w: %s, and nothing after the mark", ErrNotRecording, what)
 	}
-	if f, err := sniffUTF8(text, atEOF); err == nil && len(bytes.TrimSpace(text)) > 0 && f != FormatEmpty {
+	// Blank text sniffs as an NDJSON stream without events: no recording.
+	if _, err := sniffUTF8(text, atEOF); err == nil && len(bytes.TrimSpace(text)) > 0 {
 		return fmt.Errorf("a recording written as %s; agentfootprint writes UTF-8: convert it first, e.g. iconv -f %s -t UTF-8", what, from)
 	}
 	return fmt.Errorf("%w: %s, %s", ErrNotRecording, what, describeStart(text))
