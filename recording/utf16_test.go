@@ -49,6 +49,8 @@ func TestUTF16Refused(t *testing.T) {
 			`x: not an agentfootprint recording: UTF-16 (little-endian) text with a byte-order mark, it starts with "hello, world\n"`, true},
 		{"JSON of no recording", asUTF16(`{"name":"x"}`, false, false),
 			"x: not an agentfootprint recording: UTF-16 (little-endian) text, it starts with", true},
+		{"blank text", asUTF16("  \n\n", false, true),
+			"x: not an agentfootprint recording: UTF-16 (little-endian) text with a byte-order mark, it starts with", true},
 		{"a mark alone", []byte{0xFF, 0xFE}, "x: not an agentfootprint recording: UTF-16 (little-endian) text with a byte-order mark, and nothing after the mark", true},
 		// A UTF-32 mark starts like a UTF-16 one.
 		{"UTF-32", []byte{0xFF, 0xFE, 0, 0, '{', 0, 0, 0}, "x: not an agentfootprint recording: binary data", true},
