@@ -317,7 +317,33 @@ func (t utf16Text) refusal(window []byte, atEOF bool) error {
 	if _, err := sniffUTF8(text, atEOF); err == nil && len(bytes.TrimSpace(text)) > 0 {
 		return fmt.Errorf("a recording written as %s; agentfootprint writes UTF-8: convert it first, e.g. iconv -f %s -t UTF-8", what, from)
 	}
+	if !looksText(text[:min(len(text), 32)]) {
+		// Bytes that only look like UTF-16 at their start.
+		return fmt.Errorf("%w: %s", ErrNotRecording, describeStart(window))
+	}
 	return fmt.Errorf("%w: %s, %s", ErrNotRecording, what, describeStart(text))
+}
+
+// looksText reports whether b is text without control characters but
+// white space, a character its end cuts in two not counted against it.
+func looksText(b []byte) bool {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				b = b[:i]
+			}
+			break
+		}
+	}
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 && !jsonfast.IsSpace(c) || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // describeStart says what an unreadable input starts with, safely.
@@ -325,14 +351,7 @@ func describeStart(b []byte) string {
 	if len(b) > 32 {
 		b = b[:32]
 	}
-	text := utf8.Valid(b)
-	for _, c := range b {
-		if c < 0x20 && !jsonfast.IsSpace(c) || c == 0x7f {
-			text = false
-			break
-		}
-	}
-	if text {
+	if looksText(b) {
 		return "it starts with " + snippet(b)
 	}
 	var sb strings.Builder

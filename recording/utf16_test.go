@@ -52,6 +52,11 @@ func TestUTF16Refused(t *testing.T) {
 		{"blank text", asUTF16("  \n\n", false, true),
 			"x: not an agentfootprint recording: UTF-16 (little-endian) text with a byte-order mark, it starts with", true},
 		{"a mark alone", []byte{0xFF, 0xFE}, "x: not an agentfootprint recording: UTF-16 (little-endian) text with a byte-order mark, and nothing after the mark", true},
+		// A mark before what is no text in UTF-16 either: the bytes as
+		// they are.
+		{"a mark before control bytes", []byte{0xFF, 0xFE, 1, 0, 2, 0}, "x: not an agentfootprint recording: binary data (first bytes ff fe 01 00 02 00)", true},
+		// Text whose 32nd byte falls inside a character is still text.
+		{"UTF-8 text cut inside a character", []byte(strings.Repeat("日本語", 5) + "\n"), "x: not an agentfootprint recording: it starts with \"日本語日本語日本語日", true},
 		// A UTF-32 mark starts like a UTF-16 one.
 		{"UTF-32", []byte{0xFF, 0xFE, 0, 0, '{', 0, 0, 0}, "x: not an agentfootprint recording: binary data", true},
 	}
