@@ -24,7 +24,9 @@ import (
 //   - its name ends in .1 and the same name without .1 exists beside it
 //     (the older half of a rotated pair, which Load reads with its sibling);
 //   - it is not a regular file (a symbolic link to a regular file counts as
-//     one; symbolic links to directories are not followed).
+//     one; symbolic links to directories are not followed). Such a path is
+//     returned among the excluded ones with what it is (Excluded.Why), so
+//     that a link that leads nowhere is said, not silently missing.
 //
 // What a walk finds is read like a named file; the report then skips one
 // that is not a recording at all (ErrNotRecording), which a named file never
@@ -64,7 +66,7 @@ func ExpandExcluding(args []string, exclude []string) (paths []string, excluded 
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, w.excluded, nil
+	return out, append(w.excluded, w.passed...), nil
 }
 
 // walker carries the exclusions through one expansion.
@@ -72,6 +74,27 @@ type walker struct {
 	x        excluder
 	excluded []Excluded
 	seenEx   map[string]bool
+	// passed are the paths a walk passed over for what they are; apart
+	// from excluded, which alone can excuse a directory without input.
+	passed []Excluded
+}
+
+// passOver notes a path a walk does not read for what it is.
+func (w *walker) passOver(p, why string) {
+	w.passed = append(w.passed, Excluded{Path: p, Why: why})
+}
+
+// fileKind names what a path that is not a regular file or a directory is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 // exclude reports whether p, found under root, is excluded, and notes it
@@ -216,10 +239,19 @@ func (w *walker) walkInputs(root, glob string) ([]string, error) {
 		}
 		if !d.Type().IsRegular() {
 			if d.Type()&fs.ModeSymlink == 0 {
+				w.passOver(p, fileKind(d.Type()))
 				return nil
 			}
 			fi, err := os.Stat(p)
-			if err != nil || !fi.Mode().IsRegular() {
+			switch {
+			case err != nil:
+				w.passOver(p, "a symbolic link that leads to no file ("+unwrapPathError(err).Error()+")")
+				return nil
+			case fi.IsDir():
+				w.passOver(p, "a symbolic link to a directory (a walk does not follow those)")
+				return nil
+			case !fi.Mode().IsRegular():
+				w.passOver(p, "a symbolic link to "+fileKind(fi.Mode()))
 				return nil
 			}
 			if !linkStaysInside(p, realRoot) {

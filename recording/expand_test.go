@@ -217,3 +217,58 @@ func TestWalkedFileSwappedForALink(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkSaysWhatItPassesOver checks that a walk returns, beside the
+// inputs, what it did not read for what it is, each with its reason, and
+// that such paths alone still leave a directory without input.
+func TestWalkSaysWhatItPassesOver(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"latest.jsonl": "rotated-away.jsonl", // leads nowhere
+		"loop.jsonl":   "loop.jsonl",         // leads to itself
+		"subdir":       "sub",                // a directory
+		".hidden":      "nowhere",            // hidden: not said
+		"note.txt":     "nowhere",            // skipped by name: not said
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	paths, passed, err := ExpandExcluding([]string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(dir, "a.jsonl")}, paths); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+	want := []Excluded{
+		{Path: filepath.Join(dir, "latest.jsonl"), Why: "a symbolic link that leads to no file (no such file or directory)"},
+		{Path: filepath.Join(dir, "loop.jsonl"), Why: "a symbolic link that leads to no file (too many levels of symbolic links)"},
+		{Path: filepath.Join(dir, "subdir"), Why: "a symbolic link to a directory (a walk does not follow those)"},
+	}
+	if diff := cmp.Diff(want, passed); diff != "" {
+		t.Errorf("passed over (-want +got):\n%s", diff)
+	}
+	// A --exclude pattern wins over the reason a path would be passed over.
+	_, ex, err := ExpandExcluding([]string{dir}, []string{"latest.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex) != 3 || ex[0] != (Excluded{Path: filepath.Join(dir, "latest.jsonl"), Pattern: "latest.jsonl"}) {
+		t.Errorf("with --exclude: %+v", ex)
+	}
+	// Paths passed over are no input: a directory of nothing else has none.
+	only := t.TempDir()
+	if err := os.Symlink("nowhere.jsonl", filepath.Join(only, "latest.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ExpandExcluding([]string{only}, nil); err == nil || !strings.Contains(err.Error(), "no recording files in this directory") {
+		t.Errorf("a directory of a dangling link: err = %v", err)
+	}
+}

@@ -103,10 +103,14 @@ func GlobBase(arg string) (base string, ok bool) {
 	return filepath.FromSlash(strings.Join(segs[:n], "/")), true
 }
 
-// Excluded is a path an --exclude pattern kept out: it is not read.
+// Excluded is a path that is not read: one an --exclude pattern kept out
+// (Pattern), or one a directory walk passed over for what it is (Why: a
+// named pipe, a symbolic link to a directory or to nothing), which the
+// report still says.
 type Excluded struct {
 	Path    string
 	Pattern string
+	Why     string
 }
 
 // excluder holds the --exclude patterns.

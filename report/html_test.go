@@ -265,7 +265,7 @@ func TestHTMLSaysUnseenAndSkipped(t *testing.T) {
 	r.Declarations = &DeclarationsReport{Source: "decl.yaml", Names: 1, Strict: true,
 		Unseen: []UnseenTool{{NamedTool: checks.NamedTool{Name: "backup_statu", Field: "tools", Line: 2}, Suggestion: "backup_status"}}}
 	r.Skipped = append(r.Skipped, SkippedInput{Path: "runs/event.schema.json", Why: "not an agentfootprint recording"})
-	r.Exclude("runs/old", "old")
+	r.LeaveOut(ExcludedInput("runs/old", "old"))
 	var b bytes.Buffer
 	if err := RenderHTML(&b, r, RenderOptions{}); err != nil {
 		t.Fatal(err)

@@ -272,7 +272,7 @@ func (s *Saved) take(ev *jsonEvidence) error {
 		if e.Pattern == "" {
 			return fmt.Errorf("evidence.excluded names %q with no pattern", e.Path)
 		}
-		s.Excluded = append(s.Excluded, SkippedInput{Path: e.Path, Why: "excluded by --exclude " + quoteValue(e.Pattern), Pattern: e.Pattern})
+		s.Excluded = append(s.Excluded, ExcludedInput(e.Path, e.Pattern))
 	}
 	if ev.Declarations != nil {
 		if !strings.HasPrefix(*ev.Declarations, "sha256:") {

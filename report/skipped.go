@@ -30,15 +30,23 @@ func SkippedFile(path string, err error) SkippedInput {
 	return sk
 }
 
-// Exclude adds the paths --exclude kept out to the report, after the
-// skipped files: the report says what it did not read.
-// A path said once is not said again (shards of one invocation each
-// excluded it).
-func (r *Report) Exclude(path, pattern string) {
-	if slices.ContainsFunc(r.Skipped, func(s SkippedInput) bool { return s.Pattern != "" && s.Path == path }) {
+// ExcludedInput is how a path --exclude kept out is said.
+func ExcludedInput(path, pattern string) SkippedInput {
+	return SkippedInput{Path: path, Why: "excluded by --exclude " + quoteValue(pattern), Pattern: pattern}
+}
+
+// LeaveOut adds a path that was not read to the report, after the skipped
+// files: one --exclude kept out (see ExcludedInput), or one a directory
+// walk passed over for what it is (a named pipe, a symbolic link to a
+// directory or to nothing). The report says what it did not read. A path
+// said once is not said again (shards of one invocation each left it out).
+func (r *Report) LeaveOut(s SkippedInput) {
+	if slices.ContainsFunc(r.Skipped, func(k SkippedInput) bool {
+		return k == s || s.Pattern != "" && k.Pattern != "" && k.Path == s.Path
+	}) {
 		return
 	}
-	r.Skipped = append(r.Skipped, SkippedInput{Path: path, Why: "excluded by --exclude " + quoteValue(pattern), Pattern: pattern})
+	r.Skipped = append(r.Skipped, s)
 }
 
 // SkippedLine words a skipped file in one line.

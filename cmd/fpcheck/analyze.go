@@ -240,9 +240,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	}
 	rep := build(j.inputs, opts)
 	j.inputs = nil
-	for _, e := range excluded {
-		rep.Exclude(e.Path, e.Pattern)
-	}
+	leaveOut(rep, excluded)
 	rep.Provenance = j.prov
 	rep.Provenance.Shard, rep.Provenance.Total = shard, len(entries)
 	if stream != nil {

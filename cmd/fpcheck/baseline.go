@@ -112,9 +112,7 @@ func baselineWriteRun(o *BaselineWriteOptions) error {
 		return err
 	}
 	rep := report.Build(j.inputs, report.Options{FilableKinds: checks.FilableKinds(), KnownKinds: checks.KnownKinds()})
-	for _, e := range excluded {
-		rep.Exclude(e.Path, e.Pattern)
-	}
+	leaveOut(rep, excluded)
 	for _, sk := range rep.Skipped {
 		fmt.Fprintln(o.IO.ErrOut, sk.StderrLine())
 	}

@@ -59,7 +59,7 @@ func declarationsInit(ios *IOStreams, args []string, load loadOptions) error {
 		return err
 	}
 	for _, e := range excluded {
-		fmt.Fprintln(ios.ErrOut, report.SkippedInput{Path: e.Path, Pattern: e.Pattern}.StderrLine())
+		fmt.Fprintln(ios.ErrOut, leftOut(e).StderrLine())
 	}
 	var paths []string
 	var tools []checks.SkeletonTool

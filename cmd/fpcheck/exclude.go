@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fpcheck/fpcheck/recording"
-	"github.com/fpcheck/fpcheck/report"
 )
 
 // addExcludeFlag declares --exclude, one definition for every command that
@@ -37,11 +36,11 @@ func expandPaths(args, exclude []string, ios *IOStreams) ([]string, error) {
 	if err != nil {
 		return nil, &FlagError{Err: err}
 	}
-	if len(paths) == 0 && len(excluded) > 0 {
-		return nil, flagErrorf("--exclude kept out every input (%s); nothing is left to read", excludedList(excluded))
+	if kept := keptOut(excluded); len(paths) == 0 && len(kept) > 0 {
+		return nil, flagErrorf("--exclude kept out every input (%s); nothing is left to read", excludedList(kept))
 	}
 	for _, e := range excluded {
-		fmt.Fprintln(ios.ErrOut, report.SkippedInput{Path: e.Path, Pattern: e.Pattern}.StderrLine())
+		fmt.Fprintln(ios.ErrOut, leftOut(e).StderrLine())
 	}
 	return paths, nil
 }

@@ -181,12 +181,10 @@ func mergeRun(o *MergeOptions) error {
 	// the merged report says everything that was not read.
 	for _, s := range j.saved {
 		for _, e := range s.Excluded {
-			rep.Exclude(e.Path, e.Pattern)
+			rep.LeaveOut(e)
 		}
 	}
-	for _, e := range excluded {
-		rep.Exclude(e.Path, e.Pattern)
-	}
+	leaveOut(rep, excluded)
 	rep.Provenance = j.prov
 	rep.Provenance.Total = len(j.inputs)
 	if err := writeReport(o.IO, specs, o.Global.Color, rep); err != nil {

@@ -57,10 +57,37 @@ func expandExcluding(args, exclude []string, ios *IOStreams, store *objstore.Sto
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(out) == 0 && len(excluded) > 0 {
-		return nil, nil, flagErrorf("--exclude kept out every input (%s); nothing is left to read", excludedList(excluded))
+	if kept := keptOut(excluded); len(out) == 0 && len(kept) > 0 {
+		return nil, nil, flagErrorf("--exclude kept out every input (%s); nothing is left to read", excludedList(kept))
 	}
 	return out, excluded, nil
+}
+
+// keptOut is the part of ex that --exclude kept out, without what a walk
+// passed over for what it is.
+func keptOut(ex []recording.Excluded) []recording.Excluded {
+	var kept []recording.Excluded
+	for _, e := range ex {
+		if e.Pattern != "" {
+			kept = append(kept, e)
+		}
+	}
+	return kept
+}
+
+// leaveOut says in the report each path that was not read.
+func leaveOut(rep *report.Report, ex []recording.Excluded) {
+	for _, e := range ex {
+		rep.LeaveOut(leftOut(e))
+	}
+}
+
+// leftOut is how the report says a path that was not read.
+func leftOut(e recording.Excluded) report.SkippedInput {
+	if e.Pattern != "" {
+		return report.ExcludedInput(e.Path, e.Pattern)
+	}
+	return report.SkippedInput{Path: e.Path, Why: e.Why}
 }
 
 // excludedList names the first few excluded paths.
