@@ -133,10 +133,12 @@ type diffSide struct {
 	// name a tool, to be held against the side's recordings.
 	decls     *checks.Declarations
 	declNames []checks.NamedTool
+	// excluded are the paths the side's expansion did not read.
+	excluded []recording.Excluded
 }
 
 func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Store) (*diffSide, error) {
-	entries, _, err := expandExcluding([]string{arg}, load.Exclude, ios, store, true, load.MaxDecompressedBytes)
+	entries, excluded, err := expandExcluding([]string{arg}, load.Exclude, ios, store, true, load.MaxDecompressedBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -144,15 +146,21 @@ func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Stor
 	if err != nil {
 		return nil, err
 	}
-	s := &diffSide{inputs: j.inputs, decls: j.decls, declNames: j.declNames}
+	s := &diffSide{inputs: j.inputs, decls: j.decls, declNames: j.declNames, excluded: excluded}
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
 		s.cohort = true
 	}
 	for _, in := range j.inputs {
-		s.scenarios = append(s.scenarios, report.Scenario{Root: in.Root, Path: inputPath(in)})
 		if in.Root != "" {
 			s.cohort = true
 		}
+		// The report skips a file the walk found that is no recording,
+		// so its inputs, which the scenarios pair by position, do not
+		// hold it.
+		if in.NotRecording {
+			continue
+		}
+		s.scenarios = append(s.scenarios, report.Scenario{Root: in.Root, Path: inputPath(in)})
 	}
 	if len(j.inputs) > 1 {
 		s.cohort = true
@@ -202,6 +210,18 @@ func diffRun(o *DiffOptions) error {
 	}
 	baseRep := report.Build(base.inputs, base.judgedWith(opts, o.StrictDeclarations))
 	headRep := report.Build(head.inputs, head.judgedWith(opts, o.StrictDeclarations))
+	// The diff's formats compare runs; what either side did not read is
+	// said on stderr, one line each, so that it is never silent.
+	for _, side := range []struct {
+		name string
+		rep  *report.Report
+		s    *diffSide
+	}{{"base", baseRep, base}, {"head", headRep, head}} {
+		leaveOut(side.rep, side.s.excluded)
+		for _, sk := range side.rep.Skipped {
+			fmt.Fprintln(o.IO.ErrOut, report.Sanitize("fpcheck: "+side.name+": "+sk.Line()+"."))
+		}
+	}
 	d := report.NewDiff(baseRep, headRep, report.PairScenarios(base.scenarios, head.scenarios),
 		report.DiffOptions{FailOn: o.FailOn, AllowUnmeasured: o.Allow})
 	d.BaseName, d.HeadName = o.Base, o.Head
