@@ -51,7 +51,8 @@ func Expand(args []string) ([]string, error) {
 
 // ExpandExcluding is Expand with --exclude patterns: a file or directory a
 // pattern matches is not read (a directory is not entered) and is returned
-// in excluded, in the order met. Every pattern must pass CheckPattern. A
+// in excluded, in the order met, followed by what the walk passed over for
+// what it is (Excluded.Why). Every pattern must pass CheckPattern. A
 // directory, or a glob, whose every file is excluded is no error; the
 // caller, which sees all arguments, refuses when nothing is left.
 func ExpandExcluding(args []string, exclude []string) (paths []string, excluded []Excluded, err error) {
