@@ -179,6 +179,10 @@ type Diff struct {
 	Base, Head         *Report
 	Inputs             []InputDiff
 	Totals             DiffTotals
+	// HeadEmpty is true when the head holds no recording at all (every
+	// file its walk found was skipped): it is counted unmeasured, since a
+	// diff with nothing on the head side compared nothing.
+	HeadEmpty bool
 }
 
 // DiffTotals count the diff's outcome.
@@ -393,6 +397,10 @@ func NewDiff(base, head *Report, pairs []InputPair, o DiffOptions) *Diff {
 		id.Totals = id.totals()
 		d.Totals.add(id.Totals)
 		d.Inputs = append(d.Inputs, id)
+	}
+	if len(head.Inputs) == 0 {
+		d.HeadEmpty = true
+		d.Totals.HeadUnmeasured++
 	}
 	return d
 }

@@ -460,6 +460,9 @@ func mdFindingChange(fc FindingChange) string {
 // head run, then a plain closing line.
 func RenderDiffGitHub(w io.Writer, d *Diff, o RenderOptions) error {
 	var b strings.Builder
+	if d.HeadEmpty {
+		ghCommand(&b, gateLevel(d, "error", "notice"), "", 0, "fpcheck diff: head unmeasured", Sanitize(d.HeadName+" holds no recording: every file found was skipped."))
+	}
 	for i := range d.Inputs {
 		in := &d.Inputs[i]
 		file := Sanitize(displayRel(in.headInputPath(), o.Root))

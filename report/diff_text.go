@@ -14,6 +14,10 @@ import (
 func RenderDiffText(w io.Writer, d *Diff, o TextOptions) error {
 	t := newTextWriter(w, o)
 	t.line(0, styleBold, fmt.Sprintf("fpcheck diff — base %s → head %s", displayPath(d.BaseName), displayPath(d.HeadName)))
+	if d.HeadEmpty {
+		t.blank()
+		t.line(2, styleUnmeasured, "⚠ The head holds no recording (every file found was skipped, as stderr says): nothing in it is measured.")
+	}
 	for i := range d.Inputs {
 		in := &d.Inputs[i]
 		t.blank()
