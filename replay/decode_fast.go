@@ -277,16 +277,20 @@ func decodeInjected(ev *recording.Event, p *injectedPayload, c *textCache, slow 
 		if at != nil {
 			var v [4][]byte
 			p.ContentHash, p.Slot, p.SourceID = at.ContentHash, at.Slot, at.SourceID
-			return pickPayload(ev, injectedRest, v[:]) &&
-				setStr(&p.Source, v[0]) && setTextPtr(c, &p.RawContent, v[1]) && setStr(&p.AsRole, v[2]) &&
-				setCachedNumPtr(c, &p.Position, v[3])
+			return pickPayload(ev, injectedRest, v[:]) && setInjectedRest(p, c, v[:])
 		}
 		var v [7][]byte
 		return pickPayload(ev, injectedNames, v[:]) &&
-			setStr(&p.ContentHash, v[0]) && setStr(&p.Slot, v[1]) && setStr(&p.Source, v[2]) &&
-			setStr(&p.SourceID, v[3]) && setTextPtr(c, &p.RawContent, v[4]) && setStr(&p.AsRole, v[5]) &&
-			setCachedNumPtr(c, &p.Position, v[6])
+			setStr(&p.ContentHash, v[0]) && setStr(&p.Slot, v[1]) && setStr(&p.SourceID, v[3]) &&
+			setInjectedRest(p, c, [][]byte{v[2], v[4], v[5], v[6]})
 	})
+}
+
+// setInjectedRest sets the members of a context.injected payload the
+// locator does not read, from their values in injectedRest's order.
+func setInjectedRest(p *injectedPayload, c *textCache, v [][]byte) bool {
+	return setStr(&p.Source, v[0]) && setTextPtr(c, &p.RawContent, v[1]) && setStr(&p.AsRole, v[2]) &&
+		setCachedNumPtr(c, &p.Position, v[3])
 }
 
 // injectedSlot is the slot of a context.injected payload (ok as
