@@ -62,22 +62,26 @@ const snippetBytes = 80
 func snippet(b []byte) string {
 	cut := b
 	if len(cut) > snippetBytes {
-		cut = cut[:snippetBytes]
-		// Do not split a multi-byte character: back off to its start.
-		for i := len(cut) - 1; i >= 0 && i >= len(cut)-utf8.UTFMax; i-- {
-			if utf8.RuneStart(cut[i]) {
-				if !utf8.FullRune(cut[i:]) {
-					cut = cut[:i]
-				}
-				break
-			}
-		}
+		cut = wholeRunes(cut[:snippetBytes])
 	}
 	q := strconv.Quote(string(cut))
 	if len(cut) < len(b) {
 		return fmt.Sprintf("%s… (%d bytes)", q, len(b))
 	}
 	return q
+}
+
+// wholeRunes is b without a multi-byte character its end cuts in two.
+func wholeRunes(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
 }
 
 // quoteName quotes a value read from an input (a type, a runId, a format

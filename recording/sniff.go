@@ -317,24 +317,22 @@ func (t utf16Text) refusal(window []byte, atEOF bool) error {
 	if _, err := sniffUTF8(text, atEOF); err == nil && len(bytes.TrimSpace(text)) > 0 {
 		return fmt.Errorf("a recording written as %s; agentfootprint writes UTF-8: convert it first, e.g. iconv -f %s -t UTF-8", what, from)
 	}
-	if !looksText(text[:min(len(text), 32)]) {
+	if !startsAsText(text) {
 		// Bytes that only look like UTF-16 at their start.
 		return fmt.Errorf("%w: %s", ErrNotRecording, describeStart(window))
 	}
 	return fmt.Errorf("%w: %s, %s", ErrNotRecording, what, describeStart(text))
 }
 
-// looksText reports whether b is text without control characters but
-// white space, a character its end cuts in two not counted against it.
-func looksText(b []byte) bool {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				b = b[:i]
-			}
-			break
-		}
-	}
+// describedBytes is how much of an unreadable input's start describeStart
+// looks at.
+const describedBytes = 32
+
+// startsAsText reports whether what describeStart looks at of b is text
+// without control characters but white space, a character its end cuts
+// in two not counted against it.
+func startsAsText(b []byte) bool {
+	b = wholeRunes(b[:min(len(b), describedBytes)])
 	if !utf8.Valid(b) {
 		return false
 	}
@@ -348,10 +346,8 @@ func looksText(b []byte) bool {
 
 // describeStart says what an unreadable input starts with, safely.
 func describeStart(b []byte) string {
-	if len(b) > 32 {
-		b = b[:32]
-	}
-	if looksText(b) {
+	b = b[:min(len(b), describedBytes)]
+	if startsAsText(b) {
 		return "it starts with " + snippet(b)
 	}
 	var sb strings.Builder
