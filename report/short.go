@@ -140,5 +140,33 @@ func (s *shortWriter) finding(path string, line int64, kind, msg string) {
 	}
 	// A kind with a space would end the kind@seam field early.
 	kind = strings.ReplaceAll(Sanitize(kind), " ", "_")
-	s.printf("%s:%s: %s: %s\n", Sanitize(displayPath(path)), strconv.FormatInt(line, 10), kind, Sanitize(msg))
+	s.printf("%s:%s: %s: %s\n", noLocation(Sanitize(displayPath(path))), strconv.FormatInt(line, 10), kind, noLocation(Sanitize(msg)))
+}
+
+// noLocation writes the ':' of every ":N: " in s as \x3a, so that a path
+// or message cannot hold a second PATH:LINE: for ShortLine (or a problem
+// matcher, greedy or not) to take in place of the line's own.
+func noLocation(s string) string {
+	var b strings.Builder
+	from := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != ':' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i+1 || !strings.HasPrefix(s[j:], ": ") {
+			continue
+		}
+		b.WriteString(s[from:i])
+		b.WriteString(`\x3a`)
+		from = i + 1
+	}
+	if from == 0 {
+		return s
+	}
+	b.WriteString(s[from:])
+	return b.String()
 }

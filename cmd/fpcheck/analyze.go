@@ -205,7 +205,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	var streamErr error
 	var each func(report.InputResult)
 	if specs[0].Path == "-" && specs[0].Format == report.FormatJSONL {
-		stream = report.NewJSONLWriter(o.IO.Out, opts)
+		stream = report.NewJSONLWriter(report.LogSafe(o.IO.Out, report.FormatJSONL), opts)
 		each = func(in report.InputResult) {
 			if streamErr == nil {
 				streamErr = stream.Input(in)

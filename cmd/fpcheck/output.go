@@ -198,9 +198,12 @@ func writeReport(ios *IOStreams, specs []outputSpec, colorMode string, rep *repo
 }
 
 // renderBuffered renders through a buffer: the text renderer writes a line
-// at a time, which to a pipe or a terminal is a system call per line.
+// at a time, which to a pipe or a terminal is a system call per line. Every
+// report, to a file as to stdout, passes the CI log guard (report.LogSafe):
+// a file may be printed into a log later, and --output must write what
+// --format does.
 func renderBuffered(w io.Writer, format string, o report.RenderOptions, render func(w io.Writer, format string, o report.RenderOptions) error) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := bufio.NewWriterSize(report.LogSafe(w, format), 64<<10)
 	err := render(bw, format, o)
 	// What was rendered before a failure is written all the same, as it
 	// was unbuffered.

@@ -79,6 +79,11 @@ never that no context error exists.
 // only place that prints errors, and a panic anywhere below it becomes one
 // line asking for a bug report and exit 4 instead of a stack dump.
 func Main(args []string, ios *IOStreams) (code int) {
+	// Standard error carries file names and recording text too, into the
+	// same CI logs as the report.
+	guarded := *ios
+	guarded.ErrOut = report.LogSafe(ios.ErrOut, report.FormatText)
+	ios = &guarded
 	defer func() {
 		if r := recover(); r != nil {
 			// The panic value and the arguments may carry bytes from a

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/fpcheck/fpcheck/internal/golden"
@@ -126,4 +128,55 @@ func TestShortFormatMatchesProblemMatchers(t *testing.T) {
 func compareText(t *testing.T, path string, got []byte) {
 	t.Helper()
 	golden.Compare(t, path, got, *update)
+}
+
+// TestReportsCannotCommandACILog: a recording whose file name and finding
+// message are written as GitHub workflow commands and as a second
+// PATH:LINE: cannot, in any format, start a log line with "::", put
+// "##[" anywhere, or move a short finding line to another place.
+func TestReportsCannotCommandACILog(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a file name cannot hold ':' here")
+	}
+	data, err := os.ReadFile("../../testdata/recordings/formats/defect.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := `::error file=README.md,line=1::forged ##[stop-commands]tok main.go:99: forged@here: `
+	data = bytes.Replace(data, []byte(`"message":"`), []byte(`"message":"`+forged), 1)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	name := "::error file=README.md,line=1::Forged ##[error]x.jsonl"
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	matcher := regexp.MustCompile(report.ShortLine)
+	for _, format := range report.Formats() {
+		t.Run(format, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main([]string{"analyze", "--format", format, "--width", "30", "."}, &IOStreams{Out: &out, ErrOut: &errOut, Getenv: testEnv})
+			if code != int(ExitDefects) {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			for _, stream := range []*bytes.Buffer{&out, &errOut} {
+				for l := range strings.Lines(stream.String()) {
+					own := format == report.FormatGitHub && stream == &out && regexp.MustCompile(`^::(error|warning|notice) `).MatchString(l)
+					if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") && !own {
+						t.Errorf("a line starts as a workflow command: %q", l)
+					}
+					if strings.Contains(l, "##[") {
+						t.Errorf("a line holds \"##[\": %q", l)
+					}
+				}
+			}
+			if format != report.FormatShort {
+				return
+			}
+			first, _, _ := strings.Cut(out.String(), "\n")
+			m := matcher.FindStringSubmatch(first)
+			if m == nil || m[2] != "6" || m[3] != "dangling-reference@compose" || !strings.HasSuffix(m[1], "x.jsonl") {
+				t.Errorf("the finding line reads as %q, want the file's line 6 and dangling-reference@compose: %q", m, first)
+			}
+		})
+	}
 }
