@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
 )
 
 // A saved JSON report is an input in its own right: `fpcheck merge` and
@@ -121,7 +122,7 @@ func jsonEvidenceOf(r *Report, s *jsonStream) *evidenceDoc[*jsonList] {
 	for _, in := range r.Sources {
 		runs := in.Runs
 		si := savedInputOf[*jsonList]{Index: in.Index, Root: in.Root, Path: in.Path, Stats: in.Stats, NotRecording: in.NotRecording,
-			Runs: s.list(len(runs), func(i int) any { return runs[i] })}
+			Runs: s.list(len(runs), func(i int) any { return savedRun(runs[i]) })}
 		if in.Err != nil {
 			msg := in.Err.Error()
 			si.Error = &msg
@@ -257,10 +258,40 @@ func ReadSaved(name string, r io.Reader, limit int64) (*Saved, error) {
 	if opts.Kind != nil {
 		s.Options.Kind = *opts.Kind
 	}
+	dropEncounters(&ev)
 	if err := s.take(&ev); err != nil {
 		return nil, fail("%w", err)
 	}
 	return s, nil
+}
+
+// dropEncounters lets go of where each encounter happened, which a saved
+// report of an earlier build may carry: nothing holds it against the
+// ledger it would be drawn beside, so a report read back shows the ledgers
+// alone (see savedRun).
+func dropEncounters(ev *jsonEvidence) {
+	for _, si := range ev.Inputs {
+		for _, sr := range si.Runs {
+			for _, side := range []*replay.Evidence{sr.Recorded, sr.Replayed} {
+				if side != nil {
+					side.Encounters = nil
+				}
+			}
+		}
+	}
+}
+
+// savedRun is a run as its report's evidence saves it: without where each
+// encounter happened, which only the HTML report draws and only a replay
+// of this invocation asks for, so that the JSON report is the same with or
+// without an HTML one beside it.
+func savedRun(r RunResult) RunResult {
+	if r.Replayed != nil && r.Replayed.Encounters != nil {
+		ev := *r.Replayed
+		ev.Encounters = nil
+		r.Replayed = &ev
+	}
+	return r
 }
 
 // take checks the decoded evidence for what a crafted report could hold

@@ -289,3 +289,36 @@ func TestExplainCommandForStandardInput(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONReportTheSameBesideHTML: the HTML report asks the replay for
+// where each encounter happened; the JSON report written beside it is the
+// one written alone, and a saved report that carries such places (an
+// earlier build wrote them, or a hand) has them let go when read back,
+// since nothing holds them against the ledger they would be drawn beside.
+func TestJSONReportTheSameBesideHTML(t *testing.T) {
+	dir := t.TempDir()
+	rec := "../../testdata/recordings/formats/defect.jsonl"
+	_, alone, _ := run(t, nil, "analyze", "--format", "json", rec)
+	_, beside, _ := run(t, nil, "analyze", "--format", "json", "--output", "html="+filepath.Join(dir, "r.html"), rec)
+	if alone != beside {
+		t.Fatalf("the JSON report differs when an HTML report is written beside it")
+	}
+	ev := strings.Index(alone, `"evidence":`)
+	at := strings.Index(alone[ev:], `"replayed": {`)
+	if ev < 0 || at < 0 {
+		t.Fatal("no replayed evidence in the saved report")
+	}
+	at += ev + len(`"replayed": {`)
+	forged := alone[:at] + `"Encounters": [{"Check": "forged-check", "Seam": "compose", "Placed": true, "Iteration": 7, "Disposition": 1, "Count": 99}],` + alone[at:]
+	saved := filepath.Join(dir, "forged.json")
+	if err := os.WriteFile(saved, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, page, errOut := run(t, nil, "merge", "--format", "html", saved)
+	if code != int(ExitDefects) {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	if strings.Contains(page, "forged-check") {
+		t.Errorf("the merged page draws encounters the saved report made up")
+	}
+}
