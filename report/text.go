@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -799,8 +800,10 @@ func witnessBrief(w EvidenceWitness) string {
 	return s
 }
 
-// fit cuts text to the room left on one line after indent, at a word
-// boundary, so a one-line summary never wraps and never cuts a word.
+// fit cuts text to the room left on one line after indent, so a one-line
+// summary never wraps: at a word boundary, unless that would leave most of
+// the line empty (a long first word, a tool name a recording made long),
+// where the word is cut instead of dropped whole.
 func (t *textWriter) fit(indent int, text string) string {
 	room := t.width - indent
 	if t.width <= 0 || cellWidth(Sanitize(text)) <= room {
@@ -818,10 +821,27 @@ func (t *textWriter) fit(indent int, text string) string {
 		}
 		out = next
 	}
-	if out == "" {
-		return text
+	if cellWidth(Sanitize(out))*2 < room {
+		return clipCells(Sanitize(text), room-1) + "…"
 	}
 	return out + " …"
+}
+
+// clipCells is the longest prefix of s, cut between characters, that is
+// at most n cells wide. s is sanitized (Sanitize is the same on it again).
+func clipCells(s string, n int) string {
+	cuts := make([]int, 0, len(s)+1)
+	for i := range s {
+		cuts = append(cuts, i)
+	}
+	cuts = append(cuts, len(s))
+	// Found by halving: measuring each longer prefix in turn would take
+	// time in the square of a word a recording made long.
+	k := sort.Search(len(cuts), func(j int) bool { return cellWidth(s[:cuts[j]]) > n })
+	if k == 0 {
+		return ""
+	}
+	return s[:cuts[k-1]]
 }
 
 // exitStyle styles a line by the exit code it states.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"io"
 	"strings"
 	"testing"
 
@@ -115,6 +116,32 @@ func TestLineOnceWritesWhatLineWrites(t *testing.T) {
 			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
 				t.Errorf("%+v, %q (-line +lineOnce):\n%s", o, text, diff)
 			}
+		}
+	}
+}
+
+// TestFitCutsALongWordRatherThanDroppingIt: a one-line summary is cut at
+// a word boundary, unless a long word would leave most of the line empty;
+// then the word itself is cut, between characters, to the line's room.
+func TestFitCutsALongWordRatherThanDroppingIt(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	tests := []struct {
+		name, text, want string
+	}{
+		{"fits", "witness 1 of 2: tool:a = b", "witness 1 of 2: tool:a = b"},
+		{"at a word", "witness 1 of 2: tool:alpha argument-ground = \"evicted\" — window ledger", "witness 1 of 2: tool:alpha …"},
+		{"a long first word", "witness 1 of 2: tool:" + long + " = 1", "witness 1 of 2: tool:xxxxxxxxxxxxxxxxxx…"},
+		{"wide characters", "witness: " + strings.Repeat("名", 40), "witness: 名名名名名名名名名名名名名名名…"},
+		{"escaped controls", "w: a\x1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", `w: a\x1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb…`},
+	}
+	tw := newTextWriter(io.Discard, TextOptions{Width: 46})
+	for _, tt := range tests {
+		got := tw.fit(6, tt.text)
+		if got != tt.want {
+			t.Errorf("%s: fit = %q, want %q", tt.name, got, tt.want)
+		}
+		if w := cellWidth(Sanitize(got)); w > 40 {
+			t.Errorf("%s: %q is %d cells wide, more than the 40 left", tt.name, got, w)
 		}
 	}
 }
