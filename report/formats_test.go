@@ -542,9 +542,9 @@ func TestMarkdownEscapesHostileStrings(t *testing.T) {
 	if !strings.Contains(md, `pipe \| tick`) || !strings.Contains(md, "&lt;script&gt;") {
 		t.Errorf("escaped message not found in:\n%s", md)
 	}
-	for _, in := range []string{"a|b", "x`y", "<b>", "line\nbreak", "@here", "\x1b[31m"} {
+	for _, in := range []string{"a|b", "x`y", "<b>", "line\nbreak", "@here", "\x1b[31m", "see https://evil.example/x", "www.evil.example", "WWW.EVIL.EXAMPLE", "ftp://x"} {
 		out := MarkdownEscape(in)
-		if strings.ContainsAny(out, "\n\x1b<>") || strings.Contains(out, "@h") {
+		if strings.ContainsAny(out, "\n\x1b<>") || strings.Contains(out, "@h") || strings.Contains(out, "://") || strings.Contains(strings.ToLower(out), "www.") {
 			t.Errorf("MarkdownEscape(%q) = %q", in, out)
 		}
 	}

@@ -28,8 +28,15 @@ var mdReplacer = strings.NewReplacer(
 	"&", "&amp;",
 	// A zero-width space after "@" keeps "@name" from notifying a
 	// GitHub user: entities and backslashes are decoded before mentions
-	// are linked, so neither would stop it.
+	// are linked, so neither would stop it. The same space keeps a URL
+	// ("scheme://", "www.") from being linked, which it would be with no
+	// markup at all (GitHub's extended autolinks; an e-mail address is
+	// kept by its "@").
 	"@", "@\u200b",
+	"://", ":\u200b//",
+	"www.", "www\u200b.",
+	"WWW.", "WWW\u200b.",
+	"Www.", "Www\u200b.",
 )
 
 // MarkdownEscape makes a string from a recording safe inside markdown text
