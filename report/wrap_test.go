@@ -1,8 +1,8 @@
 package report
 
 import (
-	"slices"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
