@@ -74,6 +74,19 @@ func formatCases() []formatCase {
 		{name: "baseline", inputs: []string{"report/mixed.jsonl", "formats/defect.jsonl"}, opts: Options{Baseline: testBaseline(), Today: testToday}},
 		{name: "copies", inputs: []string{"copies/cut.jsonl", "copies/run.jsonl", "copies/run.json"}},
 		{name: "copies-disagree", inputs: []string{"copies/greener.jsonl", "copies/run.jsonl"}},
+		// Unreadable past a point: the run read before the error is judged,
+		// and the input still fails as unreadable.
+		{name: "partly-read", inputs: []string{"report/full.jsonl"}, tweak: func(t *testing.T, in []InputResult) {
+			in[0].Err = errors.New("report/full.jsonl: line 99: the line is longer than 4 KiB (limit set by --max-line-bytes)")
+		}},
+		// A run stopped at a limit beside a judged run, and a run lost
+		// whole beside judged runs.
+		{name: "stopped-and-lost", inputs: []string{"report/full.jsonl", "report/mixed.jsonl"}, tweak: func(t *testing.T, in []InputResult) {
+			in[0].Stats.StoppedRuns = []recording.StoppedRun{{RunID: "run-big", Line: 99,
+				Message: `report/full.jsonl: line 99: run "run-big" has more than 100 events (limit set by --max-events-per-run)`}}
+			in[1].Stats.Losses = append(in[1].Stats.Losses, recording.Loss{Kind: "malformed", RunID: "run-lost", Count: 1, Lines: []int64{99}})
+			in[1].Stats.Malformed++
+		}},
 	}
 }
 
@@ -445,9 +458,27 @@ func TestJUnitParsesBackWithReportCounts(t *testing.T) {
 				t.Errorf("root counts %d/%d/%d/%d, suites sum %d/%d/%d (and no skipped)", doc.Tests, doc.Failures, doc.Errors, doc.Skipped, tests, failures, errs)
 			}
 			_ = skipped
+			// An error per input that lost something apart from its runs,
+			// whatever runs were read beside it: a partly read input never
+			// shows only passing tests.
 			sum := r.Summarize()
-			if errs != sum.Unreadable {
-				t.Errorf("%d errors, %d unreadable inputs", errs, sum.Unreadable)
+			wantErrs := sum.StoppedRuns
+			for _, in := range r.Inputs {
+				if in.Error != "" {
+					wantErrs++
+				}
+				if len(in.LostRuns) > 0 && r.Options.inputCode(&in) != ExitGreen {
+					wantErrs++
+				}
+			}
+			if errs != wantErrs {
+				t.Errorf("%d errors, want %d (unreadable inputs, inputs with a run stopped or lost)", errs, wantErrs)
+			}
+			if sum.ExitCode == ExitUnreadable && errs == 0 {
+				t.Errorf("exit %d, and no testcase errors", sum.ExitCode)
+			}
+			if sum.ExitCode != ExitGreen && failures+errs+skipped == 0 {
+				t.Errorf("exit %d, and every testcase passes", sum.ExitCode)
 			}
 			if (failures > 0) != (sum.Defects > 0) {
 				t.Errorf("%d failing cases, %d runs with defects", failures, sum.Defects)

@@ -126,6 +126,8 @@ type htmlInput struct {
 	Lines, Events, Blank, Malformed int64
 	Runs                            int
 	Error                           string
+	// Judged says what of an unreadable input is judged all the same.
+	Judged string
 	// Copies counts the input's runs judged as copies in JudgedIn.
 	Copies   int
 	JudgedIn string
@@ -310,6 +312,7 @@ func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
 		}
 		p.Inputs = append(p.Inputs, hi)
 		if in.Error != "" {
+			hi.Judged = judgedDespite(&in)
 			p.UnreadableInputs = append(p.UnreadableInputs, hi)
 		} else if inputLossy(&in) {
 			p.InputsWithNotes = append(p.InputsWithNotes, hi)

@@ -110,12 +110,14 @@ func (s *junitSuites) write(w io.Writer) error {
 // evidence its ledger counts and the events lack); it is skipped, with the
 // reason, when it was not measured in the run; it passes when it checked
 // something and nothing of it fails the gate. An unmeasured run also has
-// an "evidence" testcase, skipped with why. An unreadable input is one
-// errored case and an input with no run one skipped case. A copy of a run
-// judged in another input is a suite of its input with no testcase and a
-// copyOf property: the run is tested once, where it is judged, and that
-// suite lists its copies. Strings from recordings pass through Sanitize: CI
-// pages show them.
+// an "evidence" testcase, skipped with why. What an input lost apart from
+// its runs (junitInputCases) is testcases of the input's first suite,
+// beside those of the runs read before it; an input with no run and no such
+// loss is one skipped case. A copy of a run judged in another input is a
+// suite of its input with no testcase of the run and a copyOf property:
+// the run is tested once, where it is judged, and that suite lists its
+// copies. Strings from recordings pass through Sanitize: CI pages show
+// them.
 func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 	suites := junitSuites{Name: "fpcheck"}
 	rules := o.rules()
@@ -137,18 +139,18 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 			ps = append(ps, extra...)
 			return &junitProperties{Property: append(ps, junitProperty{Name: "bound", Value: Bound})}
 		}
+		inputCases := junitInputCases(r, &in, rel)
 		if len(idx)+len(copies[i]) == 0 {
 			suite := junitSuite{Name: rel, Properties: props()}
 			if len(in.Notes) > 0 {
 				suite.SystemOut = sanitizeLines(in.Notes)
 			}
-			switch {
-			case in.Error != "":
-				suite.add(junitCase{Name: "read", Classname: rel, Error: &junitProblem{
-					Message: "unreadable input", Type: "unreadable", Text: Sanitize(in.Error) + "\nNothing from this input was judged."}})
-			default:
-				suite.add(junitCase{Name: "evidence", Classname: rel, Skipped: &junitSkipped{
-					Message: "no run in this input (no-tail): no evidence, not a clean run"}})
+			if len(inputCases) == 0 {
+				inputCases = []junitCase{{Name: "evidence", Classname: rel, Skipped: &junitSkipped{
+					Message: "no run in this input (no-tail): no evidence, not a clean run"}}}
+			}
+			for _, c := range inputCases {
+				suite.add(c)
 			}
 			suites.add(suite)
 			continue
@@ -184,6 +186,11 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 				}
 			}
 			suite.SystemOut = sanitizeLines(append(out, Bound))
+			if n == 0 {
+				for _, c := range inputCases {
+					suite.add(c)
+				}
+			}
 			for _, c := range junitRunCases(r, run, rules, class) {
 				suite.add(c)
 			}
@@ -201,10 +208,48 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 				junitProperty{Name: "runId", Value: Sanitize(c.alone.RunID)},
 				junitProperty{Name: "copyOf", Value: Sanitize(displayRel(c.judgedIn, o.Root))})}
 			suite.SystemOut = sanitizeLines([]string{copyOfSentence(c), Bound})
+			if len(idx) == 0 && n == 0 {
+				for _, ic := range inputCases {
+					suite.add(ic)
+				}
+			}
 			suites.add(suite)
 		}
 	}
 	return suites.write(w)
+}
+
+// junitInputCases are the testcases of what an input lost, apart from its
+// runs: an error for a read error ("read") and for runs stopped at a limit
+// ("limit"), which fail the job whatever was judged before them, and for
+// runs lost whole ("lost-runs"), skipped instead when an allowance lets
+// them pass. They sit beside the testcases of the runs that were read, so
+// a partly read input never shows only passing tests.
+func junitInputCases(r *Report, in *Input, rel string) []junitCase {
+	var out []junitCase
+	if in.Error != "" {
+		out = append(out, junitCase{Name: "read", Classname: rel, Error: &junitProblem{
+			Message: "unreadable input", Type: "unreadable", Text: Sanitize(unreadableSentence(in)) + "\n"}})
+	}
+	if len(in.StoppedRuns) > 0 {
+		var text []string
+		for _, sr := range in.StoppedRuns {
+			text = append(text, stoppedRunText(sr))
+		}
+		out = append(out, junitCase{Name: "limit", Classname: rel, Error: &junitProblem{
+			Message: count(len(in.StoppedRuns), "run stopped at a limit", "runs stopped at a limit"), Type: "limit", Text: sanitizeLines(text)}})
+	}
+	if len(in.LostRuns) > 0 {
+		c := junitCase{Name: "lost-runs", Classname: rel}
+		text := strings.TrimPrefix(lostRunsNote(in.LostRuns), "⚠ ")
+		if r.Options.allow(ExitUnmeasured, true) == ExitGreen {
+			c.Skipped = &junitSkipped{Message: Sanitize("unmeasured (allowed): " + text)}
+		} else {
+			c.Error = &junitProblem{Message: "evidence damaged: a run lost whole", Type: "evidence-damaged", Text: Sanitize(text) + "\n"}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // junitRunCases is one testcase per check of the run that was armed or

@@ -178,7 +178,7 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 			m.line("")
 			m.line(fmt.Sprintf("### ⛔ %s", MarkdownEscape(displayPath(in.Path))))
 			m.line("")
-			m.line("Unreadable: " + MarkdownEscape(in.Error) + ". Nothing from this input was judged.")
+			m.line(MarkdownEscape(unreadableSentence(in)))
 		}
 	}
 	var copied []string

@@ -333,7 +333,7 @@ func (b *sarifBuilder) inputNotifications(r *Report) {
 		switch {
 		case in.Error != "":
 			b.notes = append(b.notes, sarifNotification{Level: "error",
-				Message:   sarifText{Text: fmt.Sprintf("Unreadable input %s: %s. Nothing from it was judged.", in.Path, in.Error)},
+				Message:   sarifText{Text: fmt.Sprintf("Unreadable input %s: %s. %s", in.Path, in.Error, judgedDespite(&in))},
 				Locations: b.location(in.Path, 0)})
 		case in.RunCount == 0:
 			b.notes = append(b.notes, sarifNotification{Level: "warning",

@@ -290,10 +290,8 @@ func syntheticPart(n int64) string {
 func inputNotes(in *Input, haveStats bool) []string {
 	var notes []string
 	switch {
-	case in.Error != "" && in.RunCount > 0:
-		notes = append(notes, fmt.Sprintf("⚠ Unreadable past a point: %s. The %s read before it are judged below; nothing after it is.", in.Error, count(in.RunCount, "run", "runs")))
 	case in.Error != "":
-		notes = append(notes, fmt.Sprintf("⚠ Unreadable: %s. Nothing from this input is judged.", in.Error))
+		notes = append(notes, "⚠ "+unreadableSentence(in))
 	}
 	for _, sr := range in.StoppedRuns {
 		notes = append(notes, "⚠ "+stoppedRunText(sr))
@@ -548,6 +546,28 @@ func weakened(s *Side) bool {
 		}
 	}
 	return false
+}
+
+// unreadableSentence words an input's read error and what of the input is
+// judged all the same: every format says it so, and none can say nothing was
+// judged beside the runs it judged.
+func unreadableSentence(in *Input) string {
+	if in.RunCount > 0 {
+		return "Unreadable past a point: " + in.Error + ". " + judgedDespite(in)
+	}
+	return "Unreadable: " + in.Error + ". " + judgedDespite(in)
+}
+
+// judgedDespite is what of an unreadable input is judged: the runs read
+// before its error, or nothing.
+func judgedDespite(in *Input) string {
+	switch in.RunCount {
+	case 0:
+		return "Nothing from this input is judged."
+	case 1:
+		return "The 1 run read before it is judged; nothing after it is."
+	}
+	return fmt.Sprintf("The %d runs read before it are judged; nothing after it is.", in.RunCount)
 }
 
 // stoppedRunText words a run let go at a limit of its own, for every
