@@ -61,8 +61,8 @@ func (f Finding) Positions() []checks.Position {
 	return out
 }
 
-// Anchor is the one position a finding is reported at (a SARIF region, the
-// line of --format short): the event that carried a recorded finding, else
+// Anchor is the one position a finding is reported at (a SARIF region, a
+// GitHub annotation's line, the line of --format short): the event that carried a recorded finding, else
 // the tool call it judged, else the first of its evidence. ok is false when
 // the finding has no position at all.
 func (f Finding) Anchor() (checks.Position, bool) {
@@ -78,6 +78,17 @@ func (f Finding) Anchor() (checks.Position, bool) {
 		return ps[0], true
 	}
 	return checks.Position{}, false
+}
+
+// AnchorAt is the file and line a finding is reported at, in the input
+// that holds its run: its anchor's, else the input and the line of the
+// event that carried it; line 0 when the input has no lines. SARIF and the
+// GitHub annotations take it from here, so they point at the same line.
+func (f Finding) AnchorAt(input string) (string, int64) {
+	if p, ok := f.Anchor(); ok {
+		return PositionPath(input, p), p.Line
+	}
+	return input, f.Line
 }
 
 // PositionPath is the file a position is in: the input, or its rotated

@@ -102,7 +102,8 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 				if f.Baseline != nil {
 					detail = append(detail, "The baseline entry for this finding expired on "+Sanitize(f.Baseline.Expires)+"; it fails again.")
 				}
-				ghCommand(&b, cmd, file, f.Line, Sanitize(title), strings.Join(detail, "\n"))
+				at, line := f.AnchorAt(run.Input)
+				ghCommand(&b, cmd, Sanitize(displayRel(at, o.Root)), line, Sanitize(title), strings.Join(detail, "\n"))
 			}
 			line := int64(0)
 			if run.LineNumbers {

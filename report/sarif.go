@@ -241,11 +241,7 @@ func (b *sarifBuilder) location(path string, line int64) []sarifLocation {
 // event that carried it, or the tool call it judged), with its line when
 // the input has lines; replayed findings get a region too.
 func (b *sarifBuilder) anchorLocation(run *Run, f Finding) []sarifLocation {
-	p, ok := f.Anchor()
-	if !ok {
-		return b.location(run.Input, f.Line)
-	}
-	return b.location(PositionPath(run.Input, p), p.Line)
+	return b.location(f.AnchorAt(run.Input))
 }
 
 // relatedLocations are every position of the finding's evidence; in a
