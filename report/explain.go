@@ -167,7 +167,9 @@ func (r *Report) Explain(run *Run, i int, in ExplainInput) (*Explanation, error)
 }
 
 // needlesOf are the string values a finding's witnesses assert that are
-// worth looking for in a frame: at least 4 characters, each once.
+// worth looking for in a frame: at least 4 characters, each once. A long
+// value is looked for whole: the finding may say it sits in the frame, and
+// only how it is quoted is clipped (quotedList).
 func needlesOf(f Finding) []string {
 	var out []string
 	for _, w := range f.Witnessed() {
@@ -176,7 +178,7 @@ func needlesOf(f Finding) []string {
 			continue
 		}
 		s = strings.TrimSpace(s)
-		if len([]rune(s)) < 4 || len(s) > 200 || strings.ContainsAny(s, " \t\n") && !checks.IdentifierLike(s) {
+		if len([]rune(s)) < 4 || strings.ContainsAny(s, " \t\n") && !checks.IdentifierLike(s) {
 			continue
 		}
 		if !containsString(out, s) {

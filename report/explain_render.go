@@ -102,15 +102,15 @@ func RenderExplainText(w io.Writer, x *Explanation, o TextOptions) error {
 			t.line(2, stylePlain, fmt.Sprintf("no %s result is recorded in this conversation up to this run", g.Tool))
 		}
 		for _, r := range g.Results {
-			verdict := "does not hold " + quotedList(x.Needles)
-			if len(r.Holds) > 0 {
-				verdict = "holds " + quotedList(r.Holds)
-			}
 			where := "run " + r.RunID + " · call " + r.CallID + " · result " + x.Run.Ref(r.At)
 			if r.InFrame {
 				where += " · in the frame"
 			}
-			t.rich(2, 6, where+": ", append(Fold(r.Text, Matches(r.Text, x.Needles), foldContext/2), Segment{Text: " — " + verdict}))
+			segs := Fold(r.Text, Matches(r.Text, x.Needles), foldContext/2)
+			if v := groundVerdict(r, x.Needles); v != "" {
+				segs = append(segs, Segment{Text: " — " + v})
+			}
+			t.rich(2, 6, where+": ", segs)
 		}
 	}
 
@@ -186,10 +186,25 @@ func needlesIn(ms []Match) []string {
 	return out
 }
 
+// groundVerdict says which of the values looked for a ground's result
+// holds; empty when nothing was looked for, so that no sentence ends in an
+// empty list.
+func groundVerdict(r GroundResult, needles []string) string {
+	switch {
+	case len(r.Holds) > 0:
+		return "holds " + quotedList(r.Holds)
+	case len(needles) > 0:
+		return "does not hold " + quotedList(needles)
+	}
+	return ""
+}
+
+// quotedList quotes values as the witnesses show them: a long one is
+// clipped where it is quoted, never where it is looked for.
 func quotedList(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
-		q[i] = strconv.Quote(s)
+		q[i] = strconv.Quote(Shorten(s, maxShown))
 	}
 	return strings.Join(q, ", ")
 }

@@ -50,11 +50,35 @@ func TestFold(t *testing.T) {
 			[]Segment{{Text: strings.Repeat("z", 10)}, {Folded: 30}}},
 		{"folding counts characters, not bytes", strings.Repeat("é", 40), nil, 5,
 			[]Segment{{Text: strings.Repeat("é", 10)}, {Folded: 30}}},
+		{"a match longer than a value is shown is marked at both ends", "job " + strings.Repeat("é", 1000) + " ok", []string{strings.Repeat("é", 1000)}, 5,
+			[]Segment{{Text: "job "}, {Text: strings.Repeat("é", maxShown/2), Match: true}, {Folded: 1000 - maxShown}, {Text: strings.Repeat("é", maxShown/2), Match: true}, {Text: " ok"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, Fold(tt.text, Matches(tt.text, tt.needles), tt.context)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGroundVerdict(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	tests := []struct {
+		name    string
+		holds   []string
+		needles []string
+		want    string
+	}{
+		{"holds", []string{"4417-ganymede"}, []string{"4417-ganymede"}, `holds "4417-ganymede"`},
+		{"does not hold", nil, []string{"4417-ganymede"}, `does not hold "4417-ganymede"`},
+		{"nothing looked for says nothing", nil, nil, ""},
+		{"a long value is quoted clipped", nil, []string{long}, `does not hold "` + Shorten(long, maxShown) + `"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := groundVerdict(GroundResult{Holds: tt.holds}, tt.needles); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}

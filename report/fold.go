@@ -63,13 +63,24 @@ func split(text string, matches []Match, from, to int) []Segment {
 		if m.Start > at {
 			out = append(out, Segment{Text: text[at:m.Start]})
 		}
-		out = append(out, Segment{Text: text[m.Start:m.End], Match: true})
+		out = append(out, matchSegments(text[m.Start:m.End])...)
 		at = m.End
 	}
 	if at < to {
 		out = append(out, Segment{Text: text[at:to]})
 	}
 	return out
+}
+
+// matchSegments is one match, marked. A match longer than a witness value
+// is shown (maxShown) is marked at both ends and its middle folded: a value
+// is as long as a recording makes it.
+func matchSegments(s string) []Segment {
+	if utf8.RuneCountInString(s) <= maxShown {
+		return []Segment{{Text: s, Match: true}}
+	}
+	head, tail := byteAtRune(s, maxShown/2), backRunes(s, len(s), maxShown/2)
+	return []Segment{{Text: s[:head], Match: true}, {Folded: utf8.RuneCountInString(s[head:tail])}, {Text: s[tail:], Match: true}}
 }
 
 func byteAtRune(s string, n int) int {

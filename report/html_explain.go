@@ -158,15 +158,11 @@ func explainPanel(r *Report, k, i int, earlier []*recording.Run) *htmlExplain {
 			hg.Notes = append(hg.Notes, fmt.Sprintf("No %s result is recorded in this conversation up to this run.", g.Tool))
 		}
 		for _, res := range g.Results {
-			verdict := "does not hold " + he.Needles
-			if len(res.Holds) > 0 {
-				verdict = "holds " + quotedList(res.Holds)
-			}
 			where := "run " + res.RunID + " · call " + res.CallID + " · result " + run.Ref(res.At)
 			if res.InFrame {
 				where += " · in the frame"
 			}
-			hg.Results = append(hg.Results, htmlGroundResult{Where: where, Verdict: verdict,
+			hg.Results = append(hg.Results, htmlGroundResult{Where: where, Verdict: groundVerdict(res, x.Needles),
 				Segs: htmlSegs(Fold(res.Text, Matches(res.Text, x.Needles), foldContext/2))})
 		}
 		he.Grounds = append(he.Grounds, hg)

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestExplainMarksLongValues: a witness value longer than a value is
+// quoted is still looked for and marked, in explain and in the HTML
+// report; only how it is quoted is clipped, and no sentence ends in an
+// empty list of values.
+func TestExplainMarksLongValues(t *testing.T) {
+	const fixture = "../../testdata/recordings/replay/choice-ganymede"
+	data, err := os.ReadFile(filepath.Join(fixture, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := filepath.Join(fixture, "declarations.yaml")
+	for _, n := range []int{180, 190, 5000} {
+		value := "4417-ganymede" + strings.Repeat("x", n)
+		path := filepath.Join(t.TempDir(), "long.jsonl")
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(data), "4417-ganymede", value)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := run(t, nil, "explain", "--width", "0", "--declarations", decl, path, "--run", "run-ganymede-2", "1")
+		if code != 1 {
+			t.Fatalf("%d characters: exit %d, want 1; stderr %q", len(value), code, stderr)
+		}
+		for _, want := range []string{
+			`(?m)^  looking for "4417-ganymedexxx`,
+			`(?m)^  assistant \[1\] ◀ holds "4417-ganymedexxx[^"]*": the model's own earlier answer$`,
+			`bkp-»4417-ganymedexxx`,
+			`(?m)— does not hold "4417-ganymedexxx`,
+		} {
+			if !regexp.MustCompile(want).MatchString(out) {
+				t.Errorf("%d characters: explain lacks %s:\n%s", len(value), want, out)
+			}
+		}
+		if regexp.MustCompile(`(?m)(does not hold|holds|looking for) ?$`).MatchString(out) || len(out) > 20000 {
+			t.Errorf("%d characters: explain ends a sentence with no value, or quotes the value whole (%d bytes):\n%.3000s", len(value), len(out), out)
+		}
+		_, page, _ := run(t, nil, "analyze", "--format", "html", "--declarations", decl, path)
+		if !strings.Contains(page, "<mark>4417-ganymedexxx") || !strings.Contains(page, "◀ holds &#34;4417-ganymedexxx") {
+			t.Errorf("%d characters: the HTML report does not mark the value", len(value))
+		}
+	}
+}
