@@ -268,23 +268,84 @@ func (r *Report) ExplainCommand(run *Run, i int) string {
 	return strings.Join(r.ExplainArgs(run, i), " ")
 }
 
-// ExplainArgs is ExplainCommand's words, each quoted for a shell. A run
-// read from standard input is named by explain's placeholder: explain reads
-// its recording again, and standard input cannot be read twice.
+// ExplainArgs is ExplainCommand's words, each quoted for a shell
+// (ShellWord). A run read from standard input is named by explain's
+// placeholder: explain reads its recording again, and standard input cannot
+// be read twice. A run id a terminal cannot show as it is (a control
+// character, bytes that are not UTF-8) is left out when the finding's
+// fingerprint names the finding alone in its input: the command then works
+// in any shell, and shows no id that reads as another.
 func (r *Report) ExplainArgs(run *Run, i int) []string {
 	args := []string{"fpcheck", "explain"}
 	for _, a := range r.Options.ExplainFlags {
-		args = append(args, ShellQuote(a))
+		args = append(args, ShellWord(a))
 	}
 	if run.Input == recording.StdinName {
 		args = append(args, "RECORDING")
 	} else {
-		args = append(args, ShellQuote(run.Input))
+		args = append(args, ShellWord(run.Input))
+	}
+	if run.RunID != "" && Sanitize(run.RunID) != run.RunID {
+		if ref, ok := r.fingerprintAlone(run, i); ok {
+			return append(args, ref)
+		}
 	}
 	if run.RunID != "" {
-		args = append(args, "--run", ShellQuote(run.RunID))
+		args = append(args, "--run", ShellWord(run.RunID))
 	}
 	return append(args, r.FindingRef(run, i))
+}
+
+// fingerprintAlone is finding i's fingerprint as FindingRef shortens it,
+// and whether it names no other finding explain lists for the run's input:
+// the runs judged in it and those judged elsewhere as its copies.
+func (r *Report) fingerprintAlone(run *Run, i int) (string, bool) {
+	ref := Fingerprint(run.Findings[i].Identity)[:12]
+	n := 0
+	for k := range r.Runs {
+		other := &r.Runs[k]
+		if other.Input != run.Input && !slices.ContainsFunc(other.Copies, func(c RunCopy) bool { return c.Input == run.Input }) {
+			continue
+		}
+		src := other.allFindings
+		if src == nil {
+			src = other.Findings
+		}
+		for _, f := range src {
+			if strings.HasPrefix(Fingerprint(f.Identity), ref) {
+				n++
+			}
+		}
+	}
+	return ref, n == 1
+}
+
+// ShellWord quotes an argument so that a shell reads it back as it is and
+// a terminal shows it as it is: as ShellQuote does when Sanitize leaves it
+// unchanged, else in bash's $'…' (bash and zsh read it), with every
+// character Sanitize would change written as the \xNN escapes of its bytes.
+func ShellWord(s string) string {
+	if Sanitize(s) == s {
+		return ShellQuote(s)
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch c := s[i : i+size]; {
+		case c == "'" || c == `\`:
+			b.WriteString(`\` + c)
+		case r == utf8.RuneError && size <= 1 || Sanitize(c) != c:
+			for j := range size {
+				fmt.Fprintf(&b, `\x%02x`, s[i+j])
+			}
+		default:
+			b.WriteString(c)
+		}
+		i += size
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // ShellQuote quotes an argument for a POSIX shell when it needs it.

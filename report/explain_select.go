@@ -89,20 +89,23 @@ func (r *Report) runsNamed(runID string) ([]int, error) {
 		for i := range r.Runs {
 			all = append(all, i)
 		}
-		return nil, &UsageError{Msg: fmt.Sprintf("no run %s in this recording; its runs: %s", Sanitize(runID), r.runIDList(all))}
+		return nil, &UsageError{Msg: fmt.Sprintf("no run %s in this recording; its runs: %s", ShellWord(runID), r.runIDList(all))}
 	}
 	return out, nil
 }
 
+// runIDList names runs as --run takes them (ShellWord): two ids a terminal
+// would show alike, one with a control character and one with its escape
+// typed out, read apart.
 func (r *Report) runIDList(idx []int) string {
 	var ids []string
 	for _, i := range idx {
-		id := r.Runs[i].RunID
-		if id == "" {
-			id = "(no run id)"
+		id := "(no run id)"
+		if r.Runs[i].RunID != "" {
+			id = ShellWord(r.Runs[i].RunID)
 		}
 		if !containsString(ids, id) {
-			ids = append(ids, Sanitize(id))
+			ids = append(ids, id)
 		}
 	}
 	if len(ids) == 0 {

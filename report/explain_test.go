@@ -1,6 +1,7 @@
 package report
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -84,6 +85,77 @@ func TestGroundVerdict(t *testing.T) {
 	}
 }
 
+func TestShellWord(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"run-1", "run-1"},
+		{"", "''"},
+		{"my run", "'my run'"},
+		{"it's", `'it'\''s'`},
+		{`run-\x1b-2`, `'run-\x1b-2'`},
+		{"run-\x1b-2", `$'run-\x1b-2'`},
+		{"a\nb", `$'a\x0ab'`},
+		{"it's\x1b", `$'it\'s\x1b'`},
+		{"back\\slash\x07", `$'back\\slash\x07'`},
+		{"caf\xe9", `$'caf\xe9'`},
+		{"é\u202e", `$'é\xe2\x80\xae'`},
+	}
+	for _, tt := range tests {
+		if got := ShellWord(tt.in); got != tt.want {
+			t.Errorf("ShellWord(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+		if got := ShellWord(tt.in); Sanitize(got) != got {
+			t.Errorf("ShellWord(%q) = %q, which a terminal does not show as it is", tt.in, got)
+		}
+	}
+	// bash reads every word back as it was.
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to read the words back")
+	}
+	for _, tt := range tests {
+		out, err := exec.Command(bash, "-c", "printf %s "+ShellWord(tt.in)).Output()
+		if err != nil || string(out) != tt.in {
+			t.Errorf("bash reads %s as %q (%v), want %q", ShellWord(tt.in), out, err, tt.in)
+		}
+	}
+}
+
+// TestExplainArgsRunIDs: a run id a terminal cannot show as it is never
+// reaches the command as its sanitized look-alike: the fingerprint names
+// the finding alone when it can, else the id is written in $'…'.
+func TestExplainArgsRunIDs(t *testing.T) {
+	mk := func(kind string) Finding {
+		cf := checks.Finding{Kind: kind, Seam: checks.SeamChoice, Subjects: []checks.Subject{{Kind: "tool", ID: "t"}}}
+		return Finding{Finding: cf, Identity: cf.Identity()}
+	}
+	a, b := mk("unsupported-argument"), mk("dangling-reference")
+	print := func(f Finding) string { return Fingerprint(f.Identity)[:12] }
+	tests := []struct {
+		name string
+		runs []Run
+		want string
+	}{
+		{"a plain id by --run", []Run{{RunID: "run-1", Input: "x.jsonl", Findings: []Finding{a}}},
+			"fpcheck explain x.jsonl --run run-1 1"},
+		{"an id with a control character by the fingerprint", []Run{{RunID: "run-\x1b-2", Input: "x.jsonl", Findings: []Finding{a}}, {RunID: "run-\\x1b-2", Input: "x.jsonl", Findings: []Finding{b}}},
+			"fpcheck explain x.jsonl " + print(a)},
+		{"the same finding in another input does not matter", []Run{{RunID: "run-\n", Input: "x.jsonl", Findings: []Finding{a}}, {RunID: "run-\n", Input: "y.jsonl", Findings: []Finding{a}}},
+			"fpcheck explain x.jsonl " + print(a)},
+		{"the same finding in another run of the input: $'…'", []Run{{RunID: "run-\xff", Input: "x.jsonl", Findings: []Finding{a}}, {RunID: "run-2", Input: "x.jsonl", Findings: []Finding{a}}},
+			`fpcheck explain x.jsonl --run $'run-\xff' 1`},
+		{"a path with a control character", []Run{{RunID: "run-1", Input: "x\x1b.jsonl", Findings: []Finding{a}}},
+			`fpcheck explain $'x\x1b.jsonl' --run run-1 1`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Report{Runs: tt.runs}
+			if got := r.ExplainCommand(&r.Runs[0], 0); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestSelectFinding(t *testing.T) {
 	f := func(kind, tool string) Finding {
 		cf := checks.Finding{Kind: kind, Seam: checks.SeamChoice, Subjects: []checks.Subject{{Kind: "tool", ID: tool}}}
@@ -93,6 +165,7 @@ func TestSelectFinding(t *testing.T) {
 		{RunID: "r1", Findings: []Finding{f("unsupported-argument", "a"), f("unsupported-argument", "b")}},
 		{RunID: "r2"},
 		{RunID: "r3", Findings: []Finding{f("unsupported-argument", "a")}},
+		{RunID: "r\x1b"},
 	}}
 	idA := r.Runs[0].Findings[0].Identity
 	tests := []struct {
@@ -111,6 +184,7 @@ func TestSelectFinding(t *testing.T) {
 		{name: "unknown run", run: "nope", ref: "1", err: "no run nope in this recording; its runs: r1, r2, r3"},
 		{name: "run without findings", run: "r2", ref: "1", err: "no run of this recording lists a finding"},
 		{name: "nothing matches", ref: "not-a-finding", err: "no listed finding is not-a-finding"},
+		{name: "ids a terminal shows alike read apart", run: `r\x1b`, ref: "1", err: `no run 'r\x1b' in this recording; its runs: r1, r2, r3, $'r\x1b'`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

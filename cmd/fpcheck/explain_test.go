@@ -48,3 +48,50 @@ func TestExplainMarksLongValues(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainCommandForAnUnprintableRunID: the explain command a report
+// prints for a run whose id holds a control character works as printed,
+// and explain's error for an id typed as the terminal showed it tells the
+// two apart.
+func TestExplainCommandForAnUnprintableRunID(t *testing.T) {
+	const fixture = "../../testdata/recordings/replay/choice-ganymede"
+	data, err := os.ReadFile(filepath.Join(fixture, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := filepath.Join(fixture, "declarations.yaml")
+	path := filepath.Join(t.TempDir(), "esc.jsonl")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(data), "run-ganymede-2", `run-\u001b-2`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commands := map[string]string{}
+	for _, format := range []string{"text", "short", "markdown"} {
+		_, out, _ := run(t, nil, "analyze", "--width", "0", "--format", format, "--declarations", decl, path)
+		m := regexp.MustCompile(`fpcheck explain [^\]\x60\n]*`).FindString(out)
+		if m == "" {
+			t.Fatalf("--format %s prints no explain command:\n%s", format, out)
+		}
+		commands[format] = m
+	}
+	if commands["text"] != commands["short"] || commands["text"] != commands["markdown"] {
+		t.Errorf("the formats print different explain commands: %q", commands)
+	}
+	cmd := commands["text"]
+	if strings.Contains(cmd, "--run") {
+		t.Errorf("the command names the run by an id a terminal cannot show: %s", cmd)
+	}
+	// The words are plain, as a shell would split them.
+	code, out, stderr := run(t, nil, strings.Fields(cmd)[1:]...)
+	if code != 1 || !strings.Contains(out, `fpcheck explain · finding 1 of run run-\x1b-2`) {
+		t.Errorf("%s: exit %d, stderr %q:\n%s", cmd, code, stderr, out)
+	}
+	// The id typed as the terminal showed it is another id, and the error
+	// says so in words a shell takes.
+	code, _, stderr = run(t, nil, "explain", "--declarations", decl, path, "--run", `run-\x1b-2`, "1")
+	if code != 2 || !strings.Contains(stderr, `no run 'run-\x1b-2' in this recording; its runs: run-ganymede-1, $'run-\x1b-2'`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "explain", "--declarations", decl, path, "--run", "run-\x1b-2", "1"); code != 1 {
+		t.Errorf("the real id: exit %d, stderr %q", code, stderr)
+	}
+}
