@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // This file and codec_fast.go are the only places that bind event bytes to
@@ -100,11 +102,27 @@ func decodeEventStd(data []byte, notes *decodeNotes, legacy bool) (Event, error)
 	if !errors.As(err, &te) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
+			if de := tooDeep(data); de != nil {
+				return Event{}, de
+			}
 			return Event{}, &notEventError{msg: fmt.Sprintf("not valid JSON (%s, at byte %d)", se.Error(), se.Offset)}
 		}
 		return Event{}, &notEventError{msg: "not valid JSON (" + err.Error() + ")"}
 	}
 	return decodeEventSlow(data, notes, legacy)
+}
+
+// tooDeep refuses an event nested deeper than encoding/json decodes, which
+// is no fault of the JSON: saying "not valid JSON" would send the reader
+// looking for damage that is not there, and --max-nesting, which bounds a
+// whole document, does not raise it. nil when data is not that deep before
+// it stops being JSON.
+func tooDeep(data []byte) error {
+	var de *jsonfast.DepthError
+	if _, err := jsonfast.SkipValue(data, 0); !errors.As(err, &de) {
+		return nil
+	}
+	return &notEventError{msg: fmt.Sprintf("nested deeper than %d levels (at byte %d), the most one event may nest: a fixed limit of the event decoder, which --max-nesting does not raise; the event is not read", de.Limit, de.Offset)}
 }
 
 // decodeEventSlow is the lenient path, taken only when some field has the

@@ -377,20 +377,43 @@ func TestManyTinyRuns(t *testing.T) {
 	}
 }
 
-// TestDeepNDJSONLine checks that a 200,000-level line in a stream is one
-// malformed line, stated, while the lines around it are read.
-func TestDeepNDJSONLine(t *testing.T) {
-	deep := `{"type":"agentfootprint.x","payload":` + strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000) + `,"meta":{"runId":"r"}}` + "\n"
-	ok := `{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"r"}}` + "\n"
-	got, err := loadBytes(t, "deep.jsonl", []byte(ok+deep+ok), Options{})
-	if err != nil {
-		t.Fatal(err)
+// TestDeepEvent checks that an event nested deeper than the event decoder
+// reads, as a stream's line or as an element of a document's events array
+// (whose --max-nesting is far above it), is one malformed event that says
+// it is too deep, not that it is not JSON, while the events around it are
+// read; one just inside the limit is read.
+func TestDeepEvent(t *testing.T) {
+	nested := func(levels int) string {
+		return strings.Repeat("[", levels) + strings.Repeat("]", levels)
 	}
-	if got.Stats.Malformed != 1 || got.Stats.Events != 2 || len(got.Stats.Problems) != 1 || got.Stats.Problems[0].Line != 2 {
-		t.Errorf("got %+v", got.Stats)
+	// The event object and its payload are two of the levels.
+	event := func(levels int) string {
+		return `{"type":"agentfootprint.x","payload":{"x":` + nested(levels-2) + `},"meta":{"runId":"r"}}`
 	}
-	if !strings.Contains(got.Stats.Problems[0].Message, "exceeded max depth") {
-		t.Errorf("problem %q", got.Stats.Problems[0].Message)
+	ok := `{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"r"}}`
+	cases := []struct {
+		name, file, data string
+		line             int64
+		where            string
+	}{
+		{name: "stream line 200000", file: "deep.jsonl", data: ok + "\n" + event(200_000) + "\n" + event(10_000) + "\n" + ok + "\n", line: 2, where: "malformed: "},
+		{name: "stream line 10001", file: "deep.jsonl", data: ok + "\n" + event(10_001) + "\n" + event(10_000) + "\n" + ok + "\n", line: 2, where: "malformed: "},
+		{name: "document event 10001", file: "deep.json", data: `{"events":[` + ok + "," + event(10_001) + "," + event(10_000) + "," + ok + `]}`, where: "events[1]: malformed: "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := loadBytes(t, c.file, []byte(c.data), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Stats.Malformed != 1 || got.Stats.Events != 3 || len(got.Stats.Problems) != 1 || got.Stats.Problems[0].Line != c.line {
+				t.Fatalf("got %+v", got.Stats)
+			}
+			want := c.where + "nested deeper than 10000 levels"
+			if msg := got.Stats.Problems[0].Message; !strings.HasPrefix(msg, want) || strings.Contains(msg, "not valid JSON") {
+				t.Errorf("problem %q, want it to start %q", msg, want)
+			}
+		})
 	}
 }
 

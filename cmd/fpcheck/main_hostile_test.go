@@ -271,7 +271,12 @@ func TestGeneratedHostileInputs(t *testing.T) {
 			want: []string{"broken.json: line 5: malformed JSON", "Read 5 lines of a recording document, holding 1 event, before it stopped"}},
 		{name: "deep line in a stream", setup: write("deep.jsonl", []byte(`{"type":"agentfootprint.agent.run_configured","payload":{},"meta":{"runId":"run-1"}}`+"\n"+
 			`{"type":"agentfootprint.x","payload":`+strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000)+`,"meta":{"runId":"run-1"}}`+"\n")),
-			code: 3, want: []string{"1 malformed.", "Problems: line 2: malformed: not valid JSON", "exceeded max depth"}},
+			code: 3, want: []string{"1 malformed.", "Problems: line 2: malformed: nested deeper than 10000 levels"}},
+		// --max-nesting bounds the document; one event of it still nests
+		// at most what the event decoder reads, and says so.
+		{name: "deep event in a document", setup: write("deep-event.json", []byte(`{"events":[{"type":"agentfootprint.agent.run_configured","payload":{},"meta":{"runId":"run-1"}},`+
+			`{"type":"agentfootprint.x","payload":`+strings.Repeat("[", 10_001)+strings.Repeat("]", 10_001)+`,"meta":{"runId":"run-1"}}]}`)),
+			code: 3, want: []string{"1 malformed.", "Problems: events[1]: malformed: nested deeper than 10000 levels", "which --max-nesting does not raise"}},
 		{name: "huge line refused", setup: hugeLine, args: []string{"--max-line-bytes", "33554432"}, code: 2, slow: true,
 			want: []string{"huge-line.jsonl: line 2: the line is longer than 32 MiB (limit set by --max-line-bytes)"}},
 		{name: "huge line read", setup: hugeLine, code: 3, slow: true, big: true,
