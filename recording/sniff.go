@@ -3,6 +3,7 @@ package recording
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ const ArtifactKindRecording = "recording/run"
 const eventTypePrefix = "agentfootprint."
 
 // topKeys is what the sniffer learned from the first JSON object of the
-// input, as far as the sniff window reaches.
+// input, as far as it read.
 type topKeys struct {
 	keys       map[string]bool
 	order      []string
@@ -34,17 +35,25 @@ type topKeys struct {
 	typeString bool
 	metaKind   string
 	metaSeen   bool
-	complete   bool  // the object closed inside the window
-	err        error // a syntax error inside the window
+	complete   bool  // the object closed before the reading stopped
+	err        error // a syntax error (or a read failure) before it did
 }
 
 // scanTopKeys reads the keys of the object at the start of b, skipping
 // their values, until the object ends, b ends or the JSON breaks.
 func scanTopKeys(b []byte) topKeys {
+	return readTopKeys(newSliceScanner(b, defaultMaxNesting), 0, nil)
+}
+
+// readTopKeys reads the keys of the object s is at, skipping their values,
+// until the object ends, the input ends, the JSON breaks or, after a
+// member, stop says enough is known. limit bounds the values it keeps
+// (0: none, for a scanner over a window, which bounds them itself).
+func readTopKeys(s *scanner, limit int64, stop func(*topKeys) bool) topKeys {
 	tk := topKeys{keys: map[string]bool{}}
-	s := newSliceScanner(b, defaultMaxNesting)
 	fail := func(err error) topKeys {
-		if s.pos < s.end {
+		// The end of a window is not an error; a read failure is.
+		if s.pos < s.end || s.err != nil {
 			tk.err = err
 		}
 		return tk
@@ -72,19 +81,19 @@ func scanTopKeys(b []byte) topKeys {
 			tk.formatStr, err = s.readString(4096)
 		case k == "format" && (c == '-' || '0' <= c && c <= '9'):
 			var raw []byte
-			raw, err = s.captureValue(0)
+			raw, err = s.captureValue(limit)
 			tk.formatKind = "number"
 			tk.formatNum, _ = strconv.ParseFloat(string(raw), 64)
 		case k == "format":
 			var raw []byte
-			raw, err = s.captureValue(0)
+			raw, err = s.captureValue(limit)
 			tk.formatKind = jsonKind(raw)
 		case k == "type" && c == '"':
 			tk.typeString = true
 			tk.typeStr, err = s.readString(256)
 		case k == "meta" && c == '{':
 			var raw []byte
-			raw, err = s.captureValue(0)
+			raw, err = s.captureValue(limit)
 			if err == nil {
 				var m struct {
 					Kind string `json:"kind"`
@@ -112,7 +121,41 @@ func scanTopKeys(b []byte) topKeys {
 			s.pos--
 			return fail(s.syntaxErr("expected , or } after an object member, found %s", quoteByte(c)))
 		}
+		if stop != nil && stop(&tk) {
+			return tk
+		}
 	}
+}
+
+// undecidedError is an input whose first object is larger than the sniff
+// window, which ends before any key that tells the format.
+type undecidedError struct {
+	keys []string // the object's keys the window holds
+	// guess is the format an input that cannot be read twice is read as
+	// ("" for none): a recording, for an object with a recording's key,
+	// whose document reader reads an envelope's format wherever it comes.
+	guess Format
+}
+
+func (e *undecidedError) Error() string {
+	return fmt.Sprintf("cannot tell what it is: its first JSON object goes on past the first %s, which hold none of the keys that tell a recording's format or an event's type (it has %s there), and a pipe or standard input cannot be read a second time to look further; pass the file itself, or write the format (an event's type) first",
+		humanBytes(sniffWindow), listKeys(e.keys))
+}
+
+// decides reports whether what tk holds of an object that goes on decides
+// its format (see decideFormat). An envelope and a packed recording both
+// hold a recording (and a packed one its values), and only their format,
+// which may come last, tells them apart.
+func (tk *topKeys) decides() bool {
+	switch {
+	case tk.formatKind != "":
+		return true
+	case tk.keys["recording"] || tk.keys["values"]:
+		return false
+	case tk.keys["snapshot"] || tk.keys["events"] || tk.keys["structure"]:
+		return true
+	}
+	return tk.typeString
 }
 
 // sniffFormat tells the format of an input from its first bytes (up to
@@ -128,10 +171,12 @@ func scanTopKeys(b []byte) topKeys {
 //     key: a recording;
 //  4. otherwise lines of event objects: NDJSON.
 //
-// The sniffer looks only at the first object's keys, which the sniff window
-// holds whatever the document's size (agentfootprint writes format, meta and
-// type first), plus, when the first line is not an event, whether any other
-// line in the window is one.
+// The sniffer looks only at the first object's keys (agentfootprint writes
+// format, meta and type first), plus, when the first line is not an event,
+// whether any other line in the window is one. Keys may come in any order,
+// though: when the window ends inside the first object before a key that
+// decides, the error is an *undecidedError, and sniffFurther looks past
+// the window.
 //
 // Text in UTF-16 (which a Windows PowerShell redirection writes) is refused
 // before any of this, saying whether, read as UTF-16, it starts like a
@@ -155,54 +200,68 @@ func sniffUTF8(window []byte, atEOF bool) (Format, error) {
 	}
 	if window[i] == '{' {
 		tk := scanTopKeys(window[i:])
-		switch {
-		case tk.formatKind == "string" && isPackedFamily(tk.formatStr):
-			if err := checkPackedFormat(tk.formatStr); err != nil {
-				return "", err
+		if !tk.complete && tk.err == nil && !atEOF && !tk.decides() {
+			ue := &undecidedError{keys: tk.order}
+			if tk.keys["recording"] && !tk.keys["values"] {
+				ue.guess = FormatRecording
 			}
-			return formatPacked, nil
-		case tk.formatKind == "string":
-			if tk.formatStr != EnvelopeFormat {
-				return "", fmt.Errorf("unknown envelope format %s — this build reads %s only", quoteName(tk.formatStr), EnvelopeFormat)
-			}
-			return FormatEnvelope, nil
-		case tk.formatKind == "number":
-			if err := checkArtifactFormat(tk.formatNum); err != nil {
-				return "", err
-			}
-			if tk.metaSeen && tk.metaKind != ArtifactKindRecording {
-				return "", fmt.Errorf("%w: an artifact of kind %s (a recording artifact has kind %s)", ErrNotRecording, quoteName(tk.metaKind), ArtifactKindRecording)
-			}
-			if tk.complete && !tk.metaSeen {
-				return "", fmt.Errorf("%w: a numeric format but no meta.kind", ErrNotRecording)
-			}
-			return FormatArtifact, nil
-		case tk.formatKind != "":
-			return "", fmt.Errorf("%w: its format is a JSON %s", ErrNotRecording, tk.formatKind)
-		case tk.keys["snapshot"] || tk.keys["events"] || tk.keys["structure"] || tk.keys["recording"]:
-			return FormatRecording, nil
-		case tk.typeString && strings.HasPrefix(tk.typeStr, eventTypePrefix):
-			return FormatNDJSON, nil
-		case !tk.complete && tk.err == nil && onlyEventKeys(tk.order):
-			// The first object is bigger than the window and shows only
-			// event keys so far: an event stream with a huge first line.
-			return FormatNDJSON, nil
+			return "", ue
 		}
-		if windowHasEventLine(window, atEOF) {
-			return FormatNDJSON, nil
-		}
-		switch {
-		case tk.typeString:
-			return "", fmt.Errorf("%w: JSON objects whose type %s is not an agentfootprint event type", ErrNotRecording, quoteName(tk.typeStr))
-		case tk.err != nil || !tk.complete && atEOF:
-			return "", fmt.Errorf("%w: it starts like JSON but is not (%s)", ErrNotRecording, describeStart(window[i:]))
-		}
-		return "", fmt.Errorf("%w: the first JSON object has none of the keys a recording or an event has (it has %s)", ErrNotRecording, listKeys(tk.order))
+		return decideFormat(tk, window[i:], atEOF)
 	}
 	if windowHasEventLine(window, atEOF) {
 		return FormatNDJSON, nil
 	}
 	return "", fmt.Errorf("%w: %s", ErrNotRecording, describeStart(window[i:]))
+}
+
+// decideFormat tells the format from the first object's keys. start is
+// the input's start from that object on, as far as the window holds it;
+// atEOF says that the object's reading went as far as the input does.
+func decideFormat(tk topKeys, start []byte, atEOF bool) (Format, error) {
+	switch {
+	case tk.formatKind == "string" && isPackedFamily(tk.formatStr):
+		if err := checkPackedFormat(tk.formatStr); err != nil {
+			return "", err
+		}
+		return formatPacked, nil
+	case tk.formatKind == "string":
+		if tk.formatStr != EnvelopeFormat {
+			return "", fmt.Errorf("unknown envelope format %s — this build reads %s only", quoteName(tk.formatStr), EnvelopeFormat)
+		}
+		return FormatEnvelope, nil
+	case tk.formatKind == "number":
+		if err := checkArtifactFormat(tk.formatNum); err != nil {
+			return "", err
+		}
+		if tk.metaSeen && tk.metaKind != ArtifactKindRecording {
+			return "", fmt.Errorf("%w: an artifact of kind %s (a recording artifact has kind %s)", ErrNotRecording, quoteName(tk.metaKind), ArtifactKindRecording)
+		}
+		if tk.complete && !tk.metaSeen {
+			return "", fmt.Errorf("%w: a numeric format but no meta.kind", ErrNotRecording)
+		}
+		return FormatArtifact, nil
+	case tk.formatKind != "":
+		return "", fmt.Errorf("%w: its format is a JSON %s", ErrNotRecording, tk.formatKind)
+	case tk.keys["snapshot"] || tk.keys["events"] || tk.keys["structure"] || tk.keys["recording"]:
+		return FormatRecording, nil
+	case tk.typeString && strings.HasPrefix(tk.typeStr, eventTypePrefix):
+		return FormatNDJSON, nil
+	case !tk.complete && tk.err == nil && onlyEventKeys(tk.order):
+		// The first object is cut off and shows only event keys: a
+		// stream whose first line is damaged, counted as such.
+		return FormatNDJSON, nil
+	}
+	if windowHasEventLine(start, atEOF) {
+		return FormatNDJSON, nil
+	}
+	switch {
+	case tk.typeString:
+		return "", fmt.Errorf("%w: JSON objects whose type %s is not an agentfootprint event type", ErrNotRecording, quoteName(tk.typeStr))
+	case tk.err != nil || !tk.complete && atEOF:
+		return "", fmt.Errorf("%w: it starts like JSON but is not (%s)", ErrNotRecording, describeStart(start))
+	}
+	return "", fmt.Errorf("%w: the first JSON object has none of the keys a recording or an event has (it has %s)", ErrNotRecording, listKeys(tk.order))
 }
 
 func checkArtifactFormat(f float64) error {
@@ -314,7 +373,8 @@ func (t utf16Text) refusal(window []byte, atEOF bool) error {
 		return fmt.Errorf("%w: %s, and nothing after the mark", ErrNotRecording, what)
 	}
 	// Blank text sniffs as an NDJSON stream without events: no recording.
-	if _, err := sniffUTF8(text, atEOF); err == nil && len(bytes.TrimSpace(text)) > 0 {
+	_, err := sniffUTF8(text, atEOF)
+	if _, undecided := errors.AsType[*undecidedError](err); (err == nil || undecided) && len(bytes.TrimSpace(text)) > 0 {
 		return fmt.Errorf("a recording written as %s; agentfootprint writes UTF-8: convert it first, e.g. iconv -f %s -t UTF-8", what, from)
 	}
 	if !startsAsText(text) {
@@ -377,4 +437,52 @@ func listKeys(keys []string) string {
 		q = append(q, quoteName(k))
 	}
 	return strings.Join(q, ", ")
+}
+
+// sniffFurther decides the format of an input whose sniff window ends
+// inside its first object before a key that tells it (ue). A second reading
+// of the input from its start skips over the object's members, validating
+// them and keeping none but the few the decision reads, until one decides
+// or the object ends: memory stays bounded whatever the members' size, and
+// the first reading is still at the start, so nothing read has to be
+// replayed. Only a regular file can be read twice; for any other input ue
+// stands.
+func (s *source) sniffFurther(ue *undecidedError, opts Options) (Format, error) {
+	again, err := s.again(opts)
+	if err != nil {
+		return "", err
+	}
+	if again == nil {
+		if ue.guess != "" {
+			return ue.guess, nil
+		}
+		return "", ue
+	}
+	defer again.close()
+	sc := newScanner(again.br, opts.MaxNesting)
+	sc.skipSpace()
+	tk := readTopKeys(sc, smallValueLimit, (*topKeys).decides)
+	if _, failed := errors.AsType[*InputError](tk.err); failed {
+		// The input itself fails (corrupt compressed data, a bomb), as
+		// the first reading will too.
+		return "", tk.err
+	}
+	if !tk.decides() {
+		switch {
+		case onlyEventKeys(tk.order):
+			// An object of event keys and no type, complete, cut off or
+			// broken: a stream whose first line is no event, counted as
+			// such.
+			return FormatNDJSON, nil
+		case tk.err != nil:
+			// The object breaks before anything tells what it is: the
+			// document reader states where and how.
+			return FormatRecording, nil
+		case !tk.complete:
+			return "", fmt.Errorf("%w: it starts like JSON but is not (the input ends inside its first object, which has %s)", ErrNotRecording, listKeys(tk.order))
+		}
+	}
+	// Lines inside the object are no stream's lines: no window is looked
+	// at for one.
+	return decideFormat(tk, nil, true)
 }

@@ -54,8 +54,10 @@ type source struct {
 	zstdWindow uint64
 	// file is the input when it is a regular file, whose reads never wait
 	// on a writer (a pipe's or a terminal's may, and any other reader's
-	// might); nil otherwise.
-	file *os.File
+	// might); nil otherwise. start is the file's offset where the input
+	// starts.
+	file  *os.File
+	start int64
 
 	// A stream's lines are read on a goroutine of their own (see
 	// readNDJSONParallel), which the loader does not wait for when it
@@ -201,10 +203,46 @@ func isZstdSkippable(b []byte) bool {
 // compression is known, it still returns the (closed) source alongside the
 // error, so that the input's accounting can say it was compressed.
 func openSource(name string, r io.Reader, opts Options) (*source, error) {
+	s, err := openStream(name, r, opts)
+	if err != nil {
+		return s, err
+	}
+	window, err := s.br.Peek(sniffWindow)
+	atEOF := false
+	switch {
+	case err == nil || err == bufio.ErrBufferFull:
+	case err == io.EOF:
+		atEOF = true
+	default:
+		s.close()
+		return s, err
+	}
+	f, serr := sniffFormat(window, atEOF)
+	if ue, ok := errors.AsType[*undecidedError](serr); ok {
+		f, serr = s.sniffFurther(ue, opts)
+	}
+	if serr != nil {
+		s.close()
+		var ie *InputError
+		if errors.As(serr, &ie) {
+			return s, serr
+		}
+		return s, &InputError{Path: name, Err: serr}
+	}
+	s.format = f
+	s.out.noLines = f == FormatNDJSON
+	return s, nil
+}
+
+// openStream detects compression by magic bytes, sets up decompression and
+// steps over a UTF-8 byte-order mark; see openSource.
+func openStream(name string, r io.Reader, opts Options) (*source, error) {
 	s := &source{name: name, compression: "none", close: func() {}}
 	if f, ok := r.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			s.file = f
+			if start, err := f.Seek(0, io.SeekCurrent); err == nil {
+				s.file, s.start = f, start
+			}
 		}
 	}
 	s.in = &countReader{r: r}
@@ -257,24 +295,18 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 		s.br.Discard(3)
 		s.bom = true
 	}
-	window, err := s.br.Peek(sniffWindow)
-	atEOF := false
-	switch {
-	case err == nil || err == bufio.ErrBufferFull:
-	case err == io.EOF:
-		atEOF = true
-	default:
-		s.close()
-		return s, err
-	}
-	f, serr := sniffFormat(window, atEOF)
-	if serr != nil {
-		s.close()
-		return s, &InputError{Path: name, Err: serr}
-	}
-	s.format = f
-	s.out.noLines = f == FormatNDJSON
 	return s, nil
+}
+
+// again opens the input a second time, from its start, with a reading of
+// its own: ReadAt leaves the file's offset, and so the first reading, where
+// it is. It is nil for an input that is not a regular file, which cannot
+// be read twice.
+func (s *source) again(opts Options) (*source, error) {
+	if s.file == nil {
+		return nil, nil
+	}
+	return openStream(s.name, io.NewSectionReader(s.file, s.start, math.MaxInt64-s.start), opts)
 }
 
 // skip moves an uncompressed regular file n bytes on without reading them,
