@@ -9,7 +9,8 @@ type Event struct {
 	Payload json.RawMessage
 	Meta    Meta
 	// Line is the 1-based line of the input the event starts on, or 0 when
-	// the format does not tell (events inside a recording JSON document).
+	// the format does not tell (events inside a compact recording JSON
+	// document, or inside an artifact's recording text).
 	Line int64
 	// Index is the event's 0-based position in its input: among the
 	// decoded events of an NDJSON stream, or in the events array of a
@@ -90,8 +91,10 @@ type Run struct {
 	// agent.run_configured nor agent.turn_start: a capped or rotated-away
 	// head.
 	HeadMissing bool
-	// FirstLine is the input line (or, without lines, index+1) of the run's
-	// first event; runs are reported in this order.
+	// FirstLine is where the run's first event stands: its input line in a
+	// stream, its 1-based position in the events array of a document (a
+	// pretty-printed document's lines included); runs are reported in this
+	// order.
 	FirstLine int64
 	// Segment is 0 for a run's events up to its integrity.disposition. Events
 	// of the same runId read after that disposition (which should be the

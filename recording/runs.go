@@ -46,7 +46,7 @@ type splitter struct {
 
 	// holdLast keeps the run of the latest event from being handed over,
 	// so a document's snapshot (which may come after its events) can still
-	// be attached to the last run.
+	// be attached to the last run. It is set for a document's runs only.
 	holdLast bool
 	last     *runState
 
@@ -179,8 +179,11 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 		sp.held++
 		seg := sp.segments[id]
 		sp.segments[id] = seg + 1
+		// A document's events may have lines too (a pretty-printed
+		// one), but its runs are placed by position in the events array
+		// (the JSON report's firstLine), which a line would pass for.
 		first := ev.Line
-		if first == 0 {
+		if sp.holdLast || first == 0 {
 			first = ev.Index + 1
 		}
 		rs = &runState{run: &Run{

@@ -109,8 +109,9 @@ func RenderDiffShort(w io.Writer, d *Diff) error {
 }
 
 // anchorLine is where a finding's line points: its anchor, else the run's
-// first line (of a stream; a document's run starts at line 1 as far as
-// the report knows).
+// first line in a stream. A document's run is placed by its position among
+// the document's events (FirstLine), which is no line even in a
+// pretty-printed document, so it points at the document, line 1.
 func anchorLine(run *Run, f Finding) (string, int64) {
 	if p, ok := f.Anchor(); ok && p.Line > 0 {
 		return PositionPath(run.Input, p), p.Line

@@ -527,7 +527,9 @@ func noteWeakens(n string) bool {
 	return strings.HasPrefix(n, "⚠") || strings.HasPrefix(n, "Excused") || strings.HasPrefix(n, copiesPrefix)
 }
 
-// runStart says where a run's events begin.
+// runStart says where a run's events begin: at a line of a stream, or at a
+// position among a document's events, whatever lines a pretty-printed
+// document has.
 func runStart(run *Run) string {
 	switch {
 	case run.Events == 0:
