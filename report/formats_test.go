@@ -645,3 +645,32 @@ func TestReplayedSARIFProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestShortPlacesDamageAsGitHubDoes: a run unmeasured for damaged evidence
+// is placed, in --format short, at the first line lost, as its GitHub
+// annotation and its SARIF result are.
+func TestShortPlacesDamageAsGitHubDoes(t *testing.T) {
+	r := buildFormatCase(t, formatCases()[findFormatCase(t, "damaged")])
+	out := renderFormats(t, r, []string{FormatShort, FormatGitHub})
+	short := regexp.MustCompile(`(?m)^(\S+):(\d+): unmeasured@run: run (\S+): evidence damaged`).FindAllStringSubmatch(string(out[FormatShort]), -1)
+	gh := regexp.MustCompile(`(?m)^::error file=([^,]+),line=(\d+),title=fpcheck%3A evidence damaged::Run (\S+) is unmeasured`).FindAllStringSubmatch(string(out[FormatGitHub]), -1)
+	if len(short) == 0 || len(short) != len(gh) {
+		t.Fatalf("%d damaged runs in short, %d in github:\n%s\n%s", len(short), len(gh), out[FormatShort], out[FormatGitHub])
+	}
+	for i := range short {
+		if short[i][1] != gh[i][1] || short[i][2] != gh[i][2] || short[i][3] != gh[i][3] {
+			t.Errorf("short places run %s at %s:%s, github at %s:%s", short[i][3], short[i][1], short[i][2], gh[i][1], gh[i][2])
+		}
+	}
+}
+
+func findFormatCase(t *testing.T, name string) int {
+	t.Helper()
+	for i, c := range formatCases() {
+		if c.name == name {
+			return i
+		}
+	}
+	t.Fatalf("no format case %q", name)
+	return 0
+}

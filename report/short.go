@@ -42,7 +42,8 @@ func RenderShort(w io.Writer, r *Report) error {
 			_, line := anchorLine(run, Finding{})
 			why := unmeasuredReason(run.Recorded)
 			if run.Damaged() {
-				why = "evidence damaged"
+				// At the first line lost, as github and SARIF place it.
+				why, line = "evidence damaged", damageLine(run, line)
 			}
 			sw.finding(run.Input, line, "unmeasured@run", "run "+orNone(run.RunID)+": "+why+"; no evidence its checks ran, not a clean run")
 		}
