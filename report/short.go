@@ -114,8 +114,8 @@ func RenderDiffShort(w io.Writer, d *Diff) error {
 // the document's events (FirstLine), which is no line even in a
 // pretty-printed document, so it points at the document, line 1.
 func anchorLine(run *Run, f Finding) (string, int64) {
-	if p, ok := f.Anchor(); ok && p.Line > 0 {
-		return PositionPath(run.Input, p), p.Line
+	if at, line := f.AnchorAt(run.Input); line > 0 {
+		return at, line
 	}
 	if run.LineNumbers {
 		return run.Input, run.FirstLine
