@@ -335,8 +335,24 @@ func compareText(x, y string) Comparison {
 	return contradict()
 }
 
+// lowerRunes lowers text as the default (full) case mapping does, which
+// is what "the same letters in another case" is judged by: simple lowering
+// turns the dotted capital İ into a plain i, so "İstanbul" would pass for
+// "Istanbul"; in full, it lowers to i and a combining dot, and the two
+// words are not the same letters.
 func lowerRunes(s string) string {
-	return strings.Map(unicode.ToLower, s)
+	if !strings.ContainsRune(s, 'İ') {
+		return strings.Map(unicode.ToLower, s)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == 'İ' {
+			b.WriteString("i\u0307")
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 // caseWord reports whether s is a word the case rule covers: letters only,
