@@ -545,16 +545,21 @@ func manifestNamesOf(raw json.RawMessage, slow, valid bool) (names []string, sta
 		return manifestNames(raw)
 	}
 	names = []string{}
+	named := true
 	err := w.elements(v[0], func(el []byte) bool {
-		// Non-string names are dropped, as manifestNames drops them; a
-		// null reads as the empty name, as it does there.
-		if s, ok := stringValue(el, false); ok {
-			names = append(names, s)
+		s, ok := stringValue(el, false)
+		if !ok || el[0] != '"' {
+			named = false
+			return false
 		}
+		names = append(names, s)
 		return true
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return manifestNames(raw)
+	case !named:
+		return nil, true, notAName
 	}
 	return names, true, ""
 }

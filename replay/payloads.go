@@ -190,15 +190,22 @@ func manifestNames(raw json.RawMessage) (names []string, stated bool, problem st
 		return nil, true, "is not an object with a toolNames list"
 	}
 	var items []json.RawMessage
-	if json.Unmarshal(m.ToolNames, &items) != nil {
+	// A null decodes as an empty list, which would read as a stated zero.
+	if string(m.ToolNames) == "null" || json.Unmarshal(m.ToolNames, &items) != nil {
 		return nil, true, "has a toolNames that is not a list"
 	}
 	names = []string{}
 	for _, it := range items {
 		var s string
-		if json.Unmarshal(it, &s) == nil {
-			names = append(names, s)
+		if it[0] != '"' || json.Unmarshal(it, &s) != nil {
+			return nil, true, notAName
 		}
+		names = append(names, s)
 	}
 	return names, true, ""
 }
+
+// notAName is the problem of a manifest list holding something other than
+// a tool name (a null, a number): what crossed the wire there is unknown,
+// so the list is unreadable rather than read without it.
+const notAName = "has a toolNames entry that is not a tool name"
