@@ -328,3 +328,40 @@ func TestRotatedProblemsNameTheFile(t *testing.T) {
 		t.Errorf("got %+v", got.Stats)
 	}
 }
+
+// TestUnreadableRotatedHalf: a rotated half that cannot be read makes its
+// input unreadable wherever the failure comes, at the sniff of its first
+// bytes or further in; the newer half is never judged as if it were the
+// whole stream. A half that is no recording at all does not make the input
+// one a directory walk would skip.
+func TestUnreadableRotatedHalf(t *testing.T) {
+	two := readFixture(t, "ndjson-two-runs.jsonl")
+	long := gzipBytes(t, bytes.Repeat(two, 40)) // past the sniff window
+	tests := []struct {
+		name  string
+		older []byte
+		want  string
+	}{
+		{"truncated within the sniff", gzipBytes(t, two)[:200], "run.jsonl.1: the gzip stream ends early (truncated)"},
+		{"truncated past the sniff", long[:len(long)-20], "run.jsonl.1: the gzip stream ends early (truncated)"},
+		{"no recording", []byte("\x89PNG garbage"), "run.jsonl.1: it sits where the rotated half of " + "%s would, but is not an agentfootprint recording: binary data"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			main := filepath.Join(t.TempDir(), "run.jsonl")
+			os.WriteFile(main, two, 0o644)
+			os.WriteFile(main+".1", tt.older, 0o644)
+			st, err := Load(main, Options{}, nil)
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.Path != main+".1" || !strings.Contains(err.Error(), strings.ReplaceAll(tt.want, "%s", main)) {
+				t.Fatalf("err = %v, want an input error containing %q", err, tt.want)
+			}
+			if errors.Is(err, ErrNotRecording) {
+				t.Errorf("err %v says the input is no recording", err)
+			}
+			if st.Rotated != main+".1" || st.Format != FormatNDJSON {
+				t.Errorf("stats rotated %q, format %q", st.Rotated, st.Format)
+			}
+		})
+	}
+}

@@ -35,6 +35,8 @@ const (
 // false, the sibling is the older half of a rotated NDJSON stream: it is
 // read first, and the two files are one input (runs straddling the
 // boundary join up). Stats.Path stays path; Stats.Rotated names the sibling.
+// A sibling that cannot be read makes the input unreadable, as a read
+// failure in path does.
 //
 // fn's error aborts loading and is returned as is. An input that cannot be
 // read at all returns a *InputError. Stats is never nil: on error it holds
@@ -119,14 +121,15 @@ func Load(path string, opts Options, fn func(*Run) error) (*Stats, error) {
 				defer rf.Close()
 				older, err = openSource(rp, rf, opts)
 				if err != nil {
-					// A damaged older half must not cost the newer one:
-					// say why it was left unread and go on without it.
-					l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: %s", safePath(rp), errorText(err, rp)))
-					older = nil
-				} else {
-					defer older.release()
+					// The older half is the start of the one input: a
+					// failure to open it leaves the input unreadable, as a
+					// failure further into it does (readNDJSON), rather
+					// than judging the newer half as if it were the whole.
+					l.stats.Rotated, l.stats.Format = rp, FormatNDJSON
+					return l.finish(rotatedOpenError(err, rp, path))
 				}
-				if older != nil && older.format != FormatNDJSON && older.format != FormatEmpty {
+				defer older.release()
+				if older.format != FormatNDJSON && older.format != FormatEmpty {
 					l.probs.add("rotated", 0, fmt.Sprintf("%s was not read: it sits where the rotated half of %s would, but is a %s document, not an NDJSON stream", safePath(rp), safePath(path), older.format))
 					older = nil
 				}
@@ -166,6 +169,18 @@ func LoadReader(name string, r io.Reader, opts Options, fn func(*Run) error) (*S
 	}
 	defer src.release()
 	return l.finish(l.read(src))
+}
+
+// rotatedOpenError is the error of a rotated half that could not be
+// opened. One that is no recording at all says so without wrapping
+// ErrNotRecording: that is said of the older half, and a directory walk
+// would take it for the input's own and skip the newer half as no
+// recording.
+func rotatedOpenError(err error, rp, path string) error {
+	if !errors.Is(err, ErrNotRecording) {
+		return err
+	}
+	return &InputError{Path: rp, Err: fmt.Errorf("it sits where the rotated half of %s would, but is %s", safePath(path), errorText(err, rp))}
 }
 
 // realDir is the directory of path with symbolic links resolved.

@@ -382,3 +382,43 @@ func TestUTF16RecordingIsNotSkipped(t *testing.T) {
 		t.Errorf("the UTF-16 recording was skipped:\n%s", stdout)
 	}
 }
+
+// TestDamagedRotatedHalf: a rotated half that cannot be read, whether the
+// damage is in its first bytes or further in, makes its input unreadable
+// (exit 2) in every format, and each format that lists inputs names the
+// half; the newer half is never judged alone as a green.
+func TestDamagedRotatedHalf(t *testing.T) {
+	two, err := os.ReadFile("../../testdata/recordings/loader/ndjson-two-runs.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := func(p []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(p)
+		w.Close()
+		return buf.Bytes()
+	}
+	long := gz(bytes.Repeat(two, 40))
+	for _, c := range []struct {
+		name  string
+		older []byte
+	}{
+		{"cut within the sniff", gz(two)[:200]},
+		{"cut past the sniff", long[:len(long)-20]},
+	} {
+		dir := t.TempDir()
+		main := filepath.Join(dir, "x.jsonl")
+		os.WriteFile(main, two, 0o644)
+		os.WriteFile(main+".1", c.older, 0o644)
+		for _, format := range []string{"text", "json", "sarif", "junit", "markdown", "github", "html", "jsonl", "short"} {
+			code, stdout, _ := run(t, nil, "analyze", "--color=never", "--format", format, main)
+			if code != int(ExitUsage) {
+				t.Errorf("%s, %s: exit %d, want %d", c.name, format, code, ExitUsage)
+			}
+			if format != "short" && format != "jsonl" && !strings.Contains(stdout, "x.jsonl.1") {
+				t.Errorf("%s, %s: the output does not name x.jsonl.1:\n%s", c.name, format, stdout)
+			}
+		}
+	}
+}
