@@ -92,6 +92,9 @@ func (l *loader) readDocument(src *source) error {
 		l.stats.Lines = l.stopLines
 	case err != nil:
 		l.stats.Lines = s.line()
+		if s.lines > 0 {
+			l.stopLine = l.stats.Lines
+		}
 	default:
 		l.stats.Lines = src.documentLines()
 	}

@@ -247,6 +247,10 @@ type loader struct {
 	// stopLines, when not negative, is the line on which the event that
 	// stopped a document's load ends (see eventPipe).
 	stopLines int64
+	// stopLine is the line reading stopped on when it failed part-way;
+	// 0 when not known, or in a document of one line, where it says
+	// nothing (see where).
+	stopLine int64
 }
 
 func newLoader(name string, opts Options, fn func(*Run) error) *loader {
@@ -293,13 +297,26 @@ func (l *loader) read(src *source) error {
 // finish hands over the runs still in flight and closes the accounting.
 // A callback's error comes back unchanged.
 func (l *loader) finish(err error) (*Stats, error) {
-	if err == nil {
+	_, stoppedByCallback := errors.AsType[*callbackError](err)
+	switch {
+	case err == nil:
 		if l.snapshot != nil {
 			if r := l.split.lastRun(); r != nil {
 				r.Snapshot = l.snapshot
 			}
 		}
 		err = l.split.flush(true)
+	case !stoppedByCallback:
+		// Reading stopped part-way: the runs it cut short are handed over
+		// as far as they were read, each charged with a loss, so that
+		// every event read is in a run and none of those runs is judged
+		// as if it were whole.
+		for _, id := range l.split.cutShort() {
+			l.losses.add("unread", l.stopLine, id)
+		}
+		if ferr := l.split.flush(true); ferr != nil {
+			err = ferr
+		}
 	}
 	if err == nil && l.runStop != nil {
 		err = l.runStop
@@ -420,6 +437,7 @@ func (l *loader) accept(ev Event, w where) error {
 		}
 		ie := &InputError{Path: path, Line: w.line, Err: err}
 		if !stopped {
+			l.stopLine = w.line
 			return ie
 		}
 		// One run past its own limit stops alone: the input's other

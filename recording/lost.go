@@ -10,12 +10,14 @@ import (
 // a loss to the run it names, or to every run of the input when it names
 // none: a green about a run that may have lost its own events is not one.
 type Loss struct {
-	// Kind is "malformed" or "cut off".
+	// Kind is "malformed", "cut off", or "unread": the input could not be
+	// read past a point (Lines) while the run was not yet read whole.
 	Kind string `json:"kind"`
 	// RunID is the run id the lost lines still carry; empty when none
 	// could be read, or when the lines disagree about it.
 	RunID string `json:"runId"`
-	// Count is how many lines of this kind and run id were lost.
+	// Count is how many lines of this kind and run id were lost; for
+	// "unread", how many times reading stopped (once).
 	Count int64 `json:"count"`
 	// Lines are the first lostLinesListed positions (input lines; for a
 	// document, the line its element starts on).

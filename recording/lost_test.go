@@ -1,6 +1,8 @@
 package recording
 
 import (
+	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,4 +118,90 @@ func FuzzSalvageRunID(f *testing.F) {
 			t.Fatalf("salvageRunID(%q) = %q: not a plain string value of the line", b, id)
 		}
 	})
+}
+
+// failingReader hands over data, then fails as a disk or a network can.
+type failingReader struct{ data []byte }
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, errors.New("the device went away")
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestLoadStoppedPartWay: when reading stops part-way, the runs it cut
+// short are handed over as far as they were read, each charged with an
+// "unread" loss at the line reading stopped on, so every event read is in
+// a run; a run whose ledger was read is whole and charged nothing. A
+// callback's error is returned as is, and no run is handed over after it.
+func TestLoadStoppedPartWay(t *testing.T) {
+	lines := strings.SplitAfter(string(readFixture(t, "ndjson-two-runs.jsonl")), "\n")
+	const second = "run-1796025753200-2"
+	head := strings.Join(lines[:10], "") // the first run whole, four events of the second
+	// A failure within the first bytes fails the sniff; this one comes
+	// past them.
+	padded := strings.Replace(head, `"userPrompt":"hello"`, `"userPrompt":"`+strings.Repeat("a", sniffWindow)+`"`, 1)
+	long := `{"type":"agentfootprint.agent.turn_end","payload":{"x":"` + strings.Repeat("a", 2000) + `"},"meta":{"runId":"` + second + `"}}` + "\n"
+	var doc strings.Builder
+	doc.WriteString("{\"events\": [\n")
+	for _, l := range lines[:8] {
+		doc.WriteString(strings.TrimSuffix(l, "\n") + ",\n")
+	}
+	doc.WriteString(`{"type": "agentfootprint.stream.llm_end", "payl`)
+	tests := []struct {
+		name     string
+		open     func() io.Reader
+		opts     Options
+		wantErr  string
+		wantRuns int
+		wantLoss []Loss
+	}{
+		{"a line over the limit", func() io.Reader { return strings.NewReader(head + long) }, Options{MaxLineBytes: 1000, Workers: 1},
+			"line 11: the line is longer than 1000 bytes", 2, []Loss{{Kind: "unread", RunID: second, Count: 1, Lines: []int64{11}}}},
+		{"a line over the limit, parallel", func() io.Reader { return strings.NewReader(head + long) }, Options{MaxLineBytes: 1000, Workers: 4},
+			"line 11: the line is longer than 1000 bytes", 2, []Loss{{Kind: "unread", RunID: second, Count: 1, Lines: []int64{11}}}},
+		{"a read that fails", func() io.Reader { return &failingReader{[]byte(padded + long[:40])} }, Options{Workers: 1},
+			"the device went away", 2, []Loss{{Kind: "unread", RunID: second, Count: 1, Lines: []int64{11}}}},
+		{"a document cut off", func() io.Reader { return strings.NewReader(doc.String()) }, Options{Workers: 1},
+			"line 10: malformed JSON", 2, []Loss{{Kind: "unread", RunID: second, Count: 1, Lines: []int64{10}}}},
+		{"read whole", func() io.Reader { return strings.NewReader(head + lines[10] + lines[11]) }, Options{Workers: 1},
+			"", 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var inRuns int64
+			var runs int
+			st, err := LoadReader("in", tt.open(), tt.opts, func(r *Run) error {
+				runs++
+				inRuns += int64(len(r.Events))
+				return nil
+			})
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			if runs != tt.wantRuns {
+				t.Errorf("%d runs handed over, want %d", runs, tt.wantRuns)
+			}
+			if got := inRuns + st.Orphans + st.ConsumerScope; got != st.Events {
+				t.Errorf("%d events in runs, orphans and consumer scope, but %d events read", got, st.Events)
+			}
+			if diff := cmp.Diff(tt.wantLoss, st.Losses); diff != "" {
+				t.Errorf("losses (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The caller's error ends the load at once: no run is handed over
+	// after it, and it comes back unchanged.
+	stop := errors.New("enough")
+	runs := 0
+	_, err := LoadReader("in", strings.NewReader(head+long), Options{MaxLineBytes: 1000, Workers: 1}, func(*Run) error {
+		runs++
+		return stop
+	})
+	if err != stop || runs != 1 {
+		t.Errorf("err = %v after %d runs, want the callback's error after 1", err, runs)
+	}
 }

@@ -276,6 +276,7 @@ func (l *loader) applyLine(r *lineResult, w where) error {
 
 // lineError is the error of a line that could not be read.
 func (l *loader) lineError(src *source, err error, lineNo int64) error {
+	l.stopLine = lineNo
 	var tl *errLineTooLong
 	if errors.As(err, &tl) {
 		return &InputError{Path: src.name, Line: lineNo, Err: err}

@@ -528,6 +528,28 @@ func (sp *splitter) flush(final bool) error {
 	return nil
 }
 
+// cutShort is the ids of the runs not yet handed over that an input
+// stopping here would leave short, in first-event order: the runs in
+// progress (a run stopped at a limit is let go, not handed over), and the
+// run a document holds for a snapshot that is then never read.
+func (sp *splitter) cutShort() []string {
+	var short []*runState
+	for _, rs := range sp.live {
+		if !rs.stopped && !rs.gone {
+			short = append(short, rs)
+		}
+	}
+	if rs := sp.last; sp.holdLast && rs != nil && rs.complete && !rs.stopped && !rs.gone {
+		short = append(short, rs)
+	}
+	slices.SortFunc(short, func(a, b *runState) int { return cmp.Compare(a.run.Seq, b.run.Seq) })
+	ids := make([]string, len(short))
+	for i, rs := range short {
+		ids[i] = rs.run.ID
+	}
+	return ids
+}
+
 // lastRun is the run of the latest event, before it is handed over.
 func (sp *splitter) lastRun() *Run {
 	if sp.last == nil {

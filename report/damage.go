@@ -12,7 +12,7 @@ import (
 
 // damageOrder is the order a run's damage is stated in: what the reader
 // saw first, then what the producer says, then what the replay found.
-var damageOrder = []DamageCause{DamageMalformed, DamageCutOff, DamageDropped, DamageIncomplete, DamageCappedHead, DamageLedgerCount, DamageLostFinding}
+var damageOrder = []DamageCause{DamageMalformed, DamageCutOff, DamageUnread, DamageDropped, DamageIncomplete, DamageCappedHead, DamageLedgerCount, DamageLostFinding}
 
 // sortDamage puts damage in cause order, keeping the order of one cause's
 // entries; nil stays nil.
@@ -38,11 +38,15 @@ func inputDamage(st *recording.Stats, rr RunResult) []Damage {
 			if l.RunID != "" && l.RunID != rr.RunID {
 				continue
 			}
-			cause := DamageMalformed
-			if l.Kind == "cut off" {
+			cause, lost := DamageMalformed, l.Count
+			switch l.Kind {
+			case "cut off":
 				cause = DamageCutOff
+			case "unread":
+				// What the input held past the stop is not known.
+				cause, lost = DamageUnread, 0
 			}
-			out = append(out, Damage{Cause: cause, Lost: l.Count, Lines: slices.Clone(l.Lines), Charged: l.RunID != ""})
+			out = append(out, Damage{Cause: cause, Lost: lost, Lines: slices.Clone(l.Lines), Charged: l.RunID != ""})
 		}
 		// Malformed lines the losses do not account for (a reader that
 		// counts without locating) may be anyone's.
@@ -162,6 +166,11 @@ func damagePhrase(d Damage) string {
 			return fmt.Sprintf("the last line (%s) was cut off mid-write", lineList(d.Lines, d.Lost))
 		}
 		return "the input was cut off mid-write"
+	case DamageUnread:
+		if len(d.Lines) > 0 {
+			return fmt.Sprintf("the input could not be read past %s, before this run was read whole", lineList(d.Lines, int64(len(d.Lines))))
+		}
+		return "the input could not be read to its end, before this run was read whole"
 	case DamageDropped:
 		return fmt.Sprintf("the producer states %s dropped from the head of the stream", count(d.Lost, "event was", "events were"))
 	case DamageIncomplete:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -249,6 +250,7 @@ func TestExitCodeDamage(t *testing.T) {
 	nobodys := recording.Loss{Kind: "malformed", Count: 1, Lines: []int64{3}}
 	other := recording.Loss{Kind: "malformed", RunID: "run-2", Count: 1, Lines: []int64{3}}
 	cut := recording.Loss{Kind: "cut off", RunID: "run-1", Count: 1, Lines: []int64{9}}
+	unread := recording.Loss{Kind: "unread", RunID: "run-1", Count: 1, Lines: []int64{330}}
 	dropped, incomplete := int64(4), false
 	producer := func(in InputResult) InputResult {
 		in.Stats.DroppedEvents, in.Stats.Complete = &dropped, &incomplete
@@ -270,6 +272,7 @@ func TestExitCodeDamage(t *testing.T) {
 		{"a line naming no run", withLoss(stateRun(t, "full"), nobodys), Options{}, ExitUnmeasured, true, []DamageCause{DamageMalformed}},
 		{"malformed counted but not located", counted, Options{}, ExitUnmeasured, true, []DamageCause{DamageMalformed}},
 		{"a cut-off tail", withLoss(stateRun(t, "full"), cut), Options{}, ExitUnmeasured, true, []DamageCause{DamageCutOff}},
+		{"reading stopped in the run", withLoss(stateRun(t, "full"), unread), Options{}, ExitUnmeasured, true, []DamageCause{DamageUnread}},
 		{"the producer's statements", producer(withLoss(stateRun(t, "full"))), Options{}, ExitUnmeasured, true, []DamageCause{DamageDropped, DamageIncomplete}},
 		{"an unusable ledger count", withLoss(ledger), Options{}, ExitUnmeasured, true, []DamageCause{DamageLedgerCount}},
 		{"a line naming a run never read", withLoss(stateRun(t, "full"), other), Options{}, ExitUnmeasured, false, nil},
@@ -303,5 +306,26 @@ func TestExitCodeDamage(t *testing.T) {
 				t.Errorf("InputSummaries()[0].ExitCode = %d, want %d", s[0].ExitCode, tt.want)
 			}
 		})
+	}
+}
+
+// TestStoppedInputAccounting: an input that stopped part-way states what
+// it read without saying nothing was skipped, and a run it cut short
+// carries the stop as damage, located, with nothing counted as lost.
+func TestStoppedInputAccounting(t *testing.T) {
+	rr := stateRun(t, "full")
+	st := &recording.Stats{Path: "in.jsonl", Format: recording.FormatNDJSON, Lines: 329, Events: 329, HasEvents: true,
+		Losses: []recording.Loss{{Kind: "unread", RunID: rr.RunID, Count: 1, Lines: []int64{330}}}}
+	r := Build([]InputResult{{Stats: st, Runs: []RunResult{rr}, Err: errors.New("in.jsonl: the gzip stream ends early (truncated)")}}, testOptions(Options{}))
+	notes := strings.Join(r.Inputs[0].Notes, "\n")
+	if strings.Contains(notes, "nothing was skipped") || !strings.Contains(notes, "Read 329 lines as 329 events.") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	want := Damage{Cause: DamageUnread, Lines: []int64{330}, Charged: true}
+	if d := r.Runs[0].Damage; len(d) != 1 || !reflect.DeepEqual(d[0], want) {
+		t.Fatalf("damage %+v, want %+v", d, want)
+	}
+	if got, want := damagePhrase(r.Runs[0].Damage[0]), "the input could not be read past line 330, before this run was read whole"; got != want {
+		t.Errorf("damagePhrase = %q, want %q", got, want)
 	}
 }

@@ -73,6 +73,9 @@ const (
 	DamageMalformed DamageCause = "malformed"
 	// DamageCutOff: the last line was cut off mid-write.
 	DamageCutOff DamageCause = "cut-off"
+	// DamageUnread: the input could not be read past a point before the
+	// run was read whole (an unreadable input's runs in progress).
+	DamageUnread DamageCause = "unread"
 	// DamageDropped: the producer states it dropped events from the head
 	// of the stream (droppedEvents > 0).
 	DamageDropped DamageCause = "dropped"

@@ -323,7 +323,9 @@ func inputNotes(in *Input, haveStats bool) []string {
 		switch {
 		case len(skipped) > 0:
 			s += ": " + strings.Join(skipped, ", ") + "."
-		case in.TruncatedTail || in.Format == string(recording.FormatEmpty):
+		case in.TruncatedTail || in.Format == string(recording.FormatEmpty) || in.Error != "":
+			// An input that stopped was not read past the stop: what
+			// followed is not "nothing skipped".
 			s += "."
 		default:
 			s += "; nothing was skipped."

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -420,5 +422,64 @@ func TestDamagedRotatedHalf(t *testing.T) {
 				t.Errorf("%s, %s: the output does not name x.jsonl.1:\n%s", c.name, format, stdout)
 			}
 		}
+	}
+}
+
+// TestStoppedStreamCountsItsRuns: a stream whose compression ends early
+// inside a run reports that run too, as read so far and with damaged
+// evidence, so every event read is in a run; the exit stays 2, and the
+// input is not said to have skipped nothing.
+func TestStoppedStreamCountsItsRuns(t *testing.T) {
+	two, err := os.ReadFile("../../testdata/recordings/loader/ndjson-two-runs.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(two), "\n")
+	// The first run whole, past the sniff window, then four events of the
+	// second; the compressed stream ends there, cut off.
+	head := strings.Replace(strings.Join(lines[:10], ""), `"userPrompt":"hello"`, `"userPrompt":"`+strings.Repeat("a", 70000)+`"`, 1)
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write([]byte(head))
+	w.Flush()
+	p := filepath.Join(t.TempDir(), "cut.jsonl.gz")
+	os.WriteFile(p, buf.Bytes(), 0o644)
+
+	code, stdout, _ := run(t, nil, "analyze", "--format", "json", p)
+	if code != int(ExitUsage) {
+		t.Errorf("exit %d, want %d", code, ExitUsage)
+	}
+	var rep struct {
+		Inputs []struct {
+			Events   int64    `json:"events"`
+			RunCount int      `json:"runCount"`
+			Notes    []string `json:"notes"`
+		} `json:"inputs"`
+		Runs []struct {
+			RunID  string `json:"runId"`
+			Events int64  `json:"events"`
+			Damage []struct {
+				Cause string  `json:"cause"`
+				Lines []int64 `json:"lines"`
+			} `json:"damage"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Inputs) != 1 || rep.Inputs[0].RunCount != 2 || len(rep.Runs) != 2 {
+		t.Fatalf("inputs %+v, runs %+v", rep.Inputs, rep.Runs)
+	}
+	if n := rep.Runs[0].Events + rep.Runs[1].Events; n != rep.Inputs[0].Events {
+		t.Errorf("%d events in runs, %d read", n, rep.Inputs[0].Events)
+	}
+	if d := rep.Runs[1].Damage; len(d) != 1 || d[0].Cause != "unread" || !slices.Equal(d[0].Lines, []int64{11}) {
+		t.Errorf("damage of the run cut short: %+v", d)
+	}
+	if len(rep.Runs[0].Damage) != 0 {
+		t.Errorf("the run read whole is damaged: %+v", rep.Runs[0].Damage)
+	}
+	if notes := strings.Join(rep.Inputs[0].Notes, " "); strings.Contains(notes, "nothing was skipped") {
+		t.Errorf("notes: %s", notes)
 	}
 }
