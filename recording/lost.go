@@ -3,6 +3,8 @@ package recording
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
 
 // Loss is a group of lines (or events elements) of one input that did not
@@ -80,12 +82,20 @@ func (g *lossLog) finish() []Loss {
 var runIDKey = []byte(`"runId"`)
 
 // salvageRunID reads the run id a line that did not decode still carries:
-// every "runId" key followed by a plain string value, all of them naming
-// the same id. Anything less certain (no such key, an escape in the value,
-// a value cut off, two different ids) reads as no run id, so a crafted line
-// cannot steer its loss away from the run it damaged.
+// the line's own meta.runId, read where an event holds it (the runId
+// member of the meta member of the object the line opens, reached through
+// whole members only), a plain string value, and every other "runId" key
+// of the line naming the same id. Anything less certain (the line damaged
+// before its meta.runId, a key spelled with an escape or in another case,
+// an escape in the value, a value cut off, two different ids) reads as no
+// run id, which charges the loss to every run of the input: a crafted line
+// cannot steer its loss away from the run it damaged, by a "runId" in its
+// payload or anywhere else.
 func salvageRunID(body []byte) string {
-	var id string
+	id := lineMetaRunID(body)
+	if id == "" {
+		return ""
+	}
 	for rest := body; ; {
 		i := bytes.Index(rest, runIDKey)
 		if i < 0 {
@@ -96,26 +106,92 @@ func salvageRunID(body []byte) string {
 		if len(v) == 0 || v[0] != ':' {
 			continue
 		}
-		v = bytes.TrimLeft(v[1:], " \t\r\n")
-		if len(v) == 0 || v[0] != '"' {
+		if s, ok := plainString(bytes.TrimLeft(v[1:], " \t\r\n")); !ok || s != id {
 			return ""
 		}
-		end := bytes.IndexByte(v[1:], '"')
-		if end < 0 || end > runIDBytes {
-			return ""
-		}
-		s := v[1 : 1+end]
-		if len(s) == 0 || bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) {
-			return ""
-		}
-		for _, c := range s {
-			if c < 0x20 {
-				return ""
-			}
-		}
-		if id != "" && id != string(s) {
-			return ""
-		}
-		id = string(s)
 	}
+}
+
+// lineMetaRunID is the meta.runId of the event a line opens, as far as the line
+// is whole up to it; "" when it cannot be read for certain.
+func lineMetaRunID(b []byte) string {
+	i := jsonfast.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ""
+	}
+	m := memberValue(b, i+1, "meta")
+	if m < 0 || b[m] != '{' {
+		return ""
+	}
+	r := memberValue(b, m+1, "runId")
+	if r < 0 {
+		return ""
+	}
+	id, _ := plainString(b[r:])
+	return id
+}
+
+// memberValue walks the members of the object whose '{' is just before
+// b[i] to the member named key and returns where its value starts. It
+// returns -1 when the object ends or is damaged first, or when a key the
+// decoder could read as key (one with an escape, or in another case) comes
+// first.
+func memberValue(b []byte, i int, key string) int {
+	for {
+		i = jsonfast.SkipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		n := bytes.IndexByte(b[i+1:], '"')
+		if n < 0 {
+			return -1
+		}
+		k := b[i+1 : i+1+n]
+		i = jsonfast.SkipSpace(b, i+2+n)
+		if i >= len(b) || b[i] != ':' || bytes.IndexByte(k, '\\') >= 0 {
+			return -1
+		}
+		i = jsonfast.SkipSpace(b, i+1)
+		if string(k) == key {
+			if i >= len(b) {
+				return -1
+			}
+			return i
+		}
+		if bytes.EqualFold(k, []byte(key)) {
+			return -1
+		}
+		end, err := jsonfast.SkipValue(b, i)
+		if err != nil {
+			return -1
+		}
+		i = jsonfast.SkipSpace(b, end)
+		if i >= len(b) || b[i] != ',' {
+			return -1
+		}
+		i++
+	}
+}
+
+// plainString reads the string value v starts with when it is plain: no
+// escape, valid UTF-8, no control character, at most runIDBytes bytes, not
+// empty, and closed.
+func plainString(v []byte) (string, bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	end := bytes.IndexByte(v[1:], '"')
+	if end < 0 || end > runIDBytes {
+		return "", false
+	}
+	s := v[1 : 1+end]
+	if len(s) == 0 || bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) {
+		return "", false
+	}
+	for _, c := range s {
+		if c < 0x20 {
+			return "", false
+		}
+	}
+	return string(s), true
 }

@@ -28,6 +28,16 @@ func TestSalvageRunID(t *testing.T) {
 		{"too long", `{"meta":{"runId":"` + strings.Repeat("x", runIDBytes+1) + `"}`, ""},
 		{"not JSON", "this is not json at all", ""},
 		{"NULs", "\x00\x00\x00", ""},
+		{"a payload runId, the line cut before its meta", `{"type":"agentfootprint.stream.tool_start","payload":{"runId":"run-A","toolName":"x","args":{"id":`, ""},
+		{"a payload runId agreeing with meta", `{"payload":{"runId":"r"},"meta":{"runId":"r"},"type":`, "r"},
+		{"a payload runId against meta", `{"payload":{"runId":"run-A"},"meta":{"runId":"run-B"},"type":`, ""},
+		{"runId outside meta", `{"runId":"r","payload":{`, ""},
+		{"meta in another case", `{"Meta":{"runId":"r"},"type":`, ""},
+		{"runId in another case", `{"meta":{"runid":"r"},"type":`, ""},
+		{"an escaped meta key", `{"met\u0061":{"runId":"r"},"type":`, ""},
+		{"meta after the damage", `{"type":"x" "meta":{"runId":"r"}}`, ""},
+		{"meta not an object", `{"meta":"runId","x":{"runId":"r"}`, ""},
+		{"a second meta naming another run", `{"meta":{"runId":"r1"},"type":"x","meta":{"runId":"r2"}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,6 +98,8 @@ func TestLoadLosses(t *testing.T) {
 		`{"type":"agentfootprint.stream.llm_start","meta":{"runId":"r1"},"payload":{"iteration":`,
 		`garbage`,
 		`{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"r2"}}`,
+		// r2's line, cut before its meta, naming r1 in its payload.
+		`{"type":"agentfootprint.stream.tool_start","payload":{"runId":"r1","args":`,
 		`{"type":"agentfootprint.stream.llm_end","meta":{"runId":"r2"`,
 	}, "\n")
 	res, err := loadBytes(t, "losses.jsonl", []byte(ndjson), Options{})
@@ -97,8 +109,8 @@ func TestLoadLosses(t *testing.T) {
 	st := res.Stats
 	want := []Loss{
 		{Kind: "malformed", RunID: "r1", Count: 1, Lines: []int64{2}},
-		{Kind: "malformed", Count: 1, Lines: []int64{3}},
-		{Kind: "cut off", RunID: "r2", Count: 1, Lines: []int64{5}},
+		{Kind: "malformed", Count: 2, Lines: []int64{3, 5}},
+		{Kind: "cut off", RunID: "r2", Count: 1, Lines: []int64{6}},
 	}
 	if diff := cmp.Diff(want, st.Losses); diff != "" {
 		t.Errorf("losses (-want +got):\n%s", diff)

@@ -483,3 +483,35 @@ func TestStoppedStreamCountsItsRuns(t *testing.T) {
 		t.Errorf("notes: %s", notes)
 	}
 }
+
+// TestCraftedRunIDCannotSteerDamage: a line of the second run, cut before
+// its meta, whose payload names the first run, damages both runs (nothing
+// says whose it is), never the first alone.
+func TestCraftedRunIDCannotSteerDamage(t *testing.T) {
+	two, err := os.ReadFile("../../testdata/recordings/loader/ndjson-two-runs.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(two), "\n")
+	lines[8] = `{"type":"agentfootprint.stream.llm_start","payload":{"runId":"run-1796025753133-1","iteration":` + "\n"
+	p := filepath.Join(t.TempDir(), "steer.jsonl")
+	os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
+	_, stdout, _ := run(t, nil, "analyze", "--format", "json", p)
+	var rep struct {
+		Runs []struct {
+			RunID  string            `json:"runId"`
+			Damage []json.RawMessage `json:"damage"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 2 {
+		t.Fatalf("runs %+v", rep.Runs)
+	}
+	for _, r := range rep.Runs {
+		if len(r.Damage) == 0 {
+			t.Errorf("run %s is not damaged by line 9", r.RunID)
+		}
+	}
+}
