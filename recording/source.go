@@ -179,6 +179,43 @@ func (s *source) readError(err error, decompressed int64) error {
 		"%s near compressed byte offset %d (decompressed byte offset %d): %w", what, s.in.n, decompressed, err)}
 }
 
+// gzipMembers reads a gzip file member by member. A file may hold several
+// members, decompressed as one stream; read as one by the decoder, bytes
+// after the last member that are no member read as a member cut off
+// ("unexpected EOF") or one with a bad header. Here, where a member ends is
+// known, and what follows is either another member or an error saying that
+// a complete stream is followed by other data, and where.
+type gzipMembers struct {
+	src *source
+	br  *bufio.Reader // the compressed bytes
+	zr  *gzip.Reader
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err != io.EOF {
+		return n, err
+	}
+	next, perr := g.br.Peek(describedBytes)
+	switch {
+	case len(next) == 0 && perr == io.EOF:
+		return n, io.EOF
+	case len(next) == 0:
+		return n, perr
+	case bytes.HasPrefix(next, magicGzip) || bytes.HasPrefix(magicGzip, next):
+		// Another member, or the start of one cut off, which the
+		// decoder reports as such.
+		if err := g.zr.Reset(g.br); err != nil {
+			return n, err
+		}
+		g.zr.Multistream(false)
+		return n, nil
+	}
+	at := g.src.in.n - int64(g.br.Buffered())
+	return n, &InputError{Path: g.src.name, Offset: at, Err: fmt.Errorf(
+		"a complete gzip member ends at compressed byte offset %d, and the data after it is not another gzip member: %s", at, describeStart(next))}
+}
+
 // zstdMaxHeader is the longest zstd frame header: magic number, frame
 // header descriptor, window descriptor, dictionary id and content size.
 const zstdMaxHeader = 4 + 1 + 1 + 4 + 8
@@ -274,12 +311,16 @@ func openStream(name string, r io.Reader, opts Options) (*source, error) {
 		dec, limit = zr, opts.MaxDecompressedBytes
 	case bytes.HasPrefix(m, magicGzip):
 		s.compression = "gzip"
-		zr, err := gzip.NewReader(head)
+		// A byte reader, so that the decoder reads no further than a
+		// member's end (see gzipMembers).
+		br := bufio.NewReader(head)
+		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return s, s.readError(err, 0)
 		}
+		zr.Multistream(false)
 		s.close = func() { zr.Close() }
-		dec, limit = zr, opts.MaxDecompressedBytes
+		dec, limit = &gzipMembers{src: s, br: br, zr: zr}, opts.MaxDecompressedBytes
 	case bytes.HasPrefix(m, magicXz):
 		return nil, &InputError{Path: name, Err: errors.New("xz-compressed data; this build reads zstd and gzip compression only")}
 	case bytes.HasPrefix(m, magicBzip2):
