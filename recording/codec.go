@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
@@ -105,7 +107,7 @@ func decodeEventStd(data []byte, notes *decodeNotes, legacy bool) (Event, error)
 			if de := tooDeep(data); de != nil {
 				return Event{}, de
 			}
-			return Event{}, &notEventError{msg: fmt.Sprintf("not valid JSON (%s, at byte %d)", se.Error(), se.Offset)}
+			return Event{}, &notEventError{msg: fmt.Sprintf("not valid JSON (%s, at byte %d)", syntaxErrorText(se, data), se.Offset)}
 		}
 		return Event{}, &notEventError{msg: "not valid JSON (" + err.Error() + ")"}
 	}
@@ -123,6 +125,28 @@ func tooDeep(data []byte) error {
 		return nil
 	}
 	return &notEventError{msg: fmt.Sprintf("nested deeper than %d levels (at byte %d), the most one event may nest: a fixed limit of the event decoder, which --max-nesting does not raise; the event is not read", de.Limit, de.Offset)}
+}
+
+// syntaxErrorText is encoding/json's message for a syntax error in data,
+// with a character outside ASCII quoted whole: encoding/json quotes the one
+// byte it stopped at, so the first byte of U+00A0 reads as 'Â'. A byte that
+// starts no valid UTF-8 character is named in hex.
+func syntaxErrorText(se *json.SyntaxError, data []byte) string {
+	msg := se.Error()
+	i := se.Offset - 1 // the offset counts the byte it stopped at
+	if i < 0 || i >= int64(len(data)) || data[i] < utf8.RuneSelf {
+		return msg
+	}
+	q := strconv.Quote(string(rune(data[i])))
+	byteQuoted := "invalid character '" + q[1:len(q)-1] + "'"
+	rest, ok := strings.CutPrefix(msg, byteQuoted)
+	if !ok {
+		return msg
+	}
+	if r, size := utf8.DecodeRune(data[i:]); r != utf8.RuneError || size > 1 {
+		return fmt.Sprintf("invalid character %s (%U)%s", strconv.QuoteRune(r), r, rest)
+	}
+	return fmt.Sprintf("invalid byte 0x%02x (not UTF-8)%s", data[i], rest)
 }
 
 // decodeEventSlow is the lenient path, taken only when some field has the
