@@ -73,16 +73,7 @@ func (l *loader) readDocument(src *source) error {
 	w.outer = s
 	err := w.top(s)
 	if err == nil {
-		if !s.atEnd() {
-			if s.err != nil {
-				err = s.err
-			} else {
-				l.probs.add("trailing data", s.line(), fmt.Sprintf("line %d: data after the end of the JSON document was not read", s.line()))
-				if _, derr := io.Copy(io.Discard, src.br); derr != nil {
-					err = derr
-				}
-			}
-		}
+		err = atEnd(s, "the JSON document")
 	}
 	// A document read to its end has all its lines; one that stopped has
 	// the lines up to where it stopped, which do not depend on how far the
@@ -568,13 +559,22 @@ func (w *docWalker) innerRecording(inner *scanner) error {
 	if err := w.recordingObject(inner, false, "payload.value"); err != nil {
 		return err
 	}
-	if !inner.atEnd() {
-		if inner.err != nil {
-			return inner.err
-		}
-		w.l.probs.add("trailing data", 0, "payload.value: text after the end of the recording was not read")
+	return atEnd(inner, "the recording")
+}
+
+// atEnd checks that nothing but whitespace follows a document (what names
+// it). What follows may be a second recording written into the same file
+// or string, so a report that judged the first alone would pass over
+// runs it never read: the input is refused instead.
+func atEnd(s *scanner, what string) error {
+	if s.atEnd() {
+		return nil
 	}
-	return nil
+	if s.err != nil {
+		return s.err
+	}
+	s.ensure(describedBytes)
+	return s.syntaxErr("data after the end of %s: %s; one recording is read, and what follows may be a second that would go unread, so the input is refused rather than judged in part", what, describeStart(s.buf[s.pos:s.end]))
 }
 
 // reserveAfter is how many events of a document are read before its run
