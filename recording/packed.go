@@ -618,10 +618,23 @@ const formatPacked Format = "packed recording"
 func (w *docWalker) packedMember(s *scanner, k string, p *packedParts, name string) error {
 	var dst *[]byte
 	switch k {
-	case "values":
-		dst, p.sawValues = &p.values, true
-	case "recording":
-		dst, p.sawRecording = &p.recording, true
+	case "values", "recording":
+		// A member stated twice would leave the recording read to be
+		// whichever came last, said nowhere; the library writes each once.
+		seen := &p.sawValues
+		dst = &p.values
+		if k == "recording" {
+			seen, dst = &p.sawRecording, &p.recording
+		}
+		if *seen {
+			var line int64
+			if s == w.outer {
+				s.skipSpace()
+				line = s.line()
+			}
+			return &InputError{Path: w.src.name, Line: line, Err: fmt.Errorf("%s%s is stated twice in a packed recording, which holds one; which of the two counts is not known, so the input is refused", placePrefix(name), k)}
+		}
+		*seen = true
 	case "format":
 		c, kind := peekKind(s)
 		if c != '"' {

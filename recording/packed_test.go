@@ -310,3 +310,41 @@ func FuzzPackedRecording(f *testing.F) {
 		checkInvariants(t, data, Options{MaxNesting: 2000, MaxPackedExpansion: 1 << 20})
 	})
 }
+
+// TestPackedMemberStatedTwice: a packed recording that states its values
+// or its recording twice is refused by name, bare and inside an envelope,
+// rather than read as whichever came last.
+func TestPackedMemberStatedTwice(t *testing.T) {
+	plain, err := os.ReadFile("../testdata/recordings/loader/recording.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, err := synth.Pack(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(packed, &m); err != nil {
+		t.Fatal(err)
+	}
+	v, r := string(m["values"]), string(m["recording"])
+	head := `{"format":"` + PackedFormat + `",`
+	envelope := func(p string) string {
+		return `{"format":"agentfootprint.recording.v1","run":{"complete":true,"droppedEvents":0},"privacy":{"mode":"full"},"recording":` + p + `}`
+	}
+	cases := []struct{ name, input, want string }{
+		{"recording twice", head + `"values":` + v + `,"recording":` + r + `,"recording":` + r + `}`, "line 1: recording is stated twice in a packed recording"},
+		{"values twice", head + `"values":` + v + `,"recording":` + r + `,"values":` + v + `}`, "line 1: values is stated twice in a packed recording"},
+		{"values twice, the second empty", head + `"values":` + v + `,"values":[],"recording":` + r + `}`, "line 1: values is stated twice in a packed recording"},
+		{"in an envelope", envelope(head + `"recording":` + r + `,"values":` + v + `,"recording":{"events":[]}}`), "line 1: recording.recording is stated twice in a packed recording"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadReader("x.json", strings.NewReader(tc.input), Options{Workers: 1}, func(*Run) error { return nil })
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want an input error holding %q", err, tc.want)
+			}
+		})
+	}
+}
