@@ -69,6 +69,9 @@ type packedParts struct {
 	sawValues    bool
 	recording    []byte
 	sawRecording bool
+	// after are events arrays written beside the recording, after it:
+	// read once its expansion is, in file order.
+	after [][]byte
 }
 
 // packError is a packed recording that cannot be expanded; the message
@@ -613,7 +616,8 @@ const formatPacked Format = "packed recording"
 
 // packedMember holds one member of a packed recording: its values and its
 // recording are captured whole (the packed form is what memory is spent
-// on), anything else is skipped. name is the packed object's place ("" at
+// on), events and a snapshot beside them are read as a recording's own,
+// anything else is skipped. name is the packed object's place ("" at
 // the top of the file).
 func (w *docWalker) packedMember(s *scanner, k string, p *packedParts, name string) error {
 	var dst *[]byte
@@ -648,6 +652,20 @@ func (w *docWalker) packedMember(s *scanner, k string, p *packedParts, name stri
 			return &InputError{Path: w.src.name, Err: fmt.Errorf("%sformat is stated twice, as %s and as %s", placePrefix(name), quoteName(PackedFormat), quoteName(v))}
 		}
 		return nil
+	case "events", "snapshot":
+		// Not a member of the format, but a recording's own: read as the
+		// envelope reads them beside its recording, never passed over.
+		line, at := w.at(s)
+		if k == "snapshot" {
+			w.l.probs.add("packed", line, fmt.Sprintf("%s%ssnapshot is beside the packed recording, not in it; it is read too, as a plain snapshot", at, placePrefix(name)))
+			return w.snapshot(s)
+		}
+		w.l.probs.add("packed", line, fmt.Sprintf("%s%sevents is beside the packed recording, not in it; its events are read too, as plain events", at, placePrefix(name)))
+		if !p.sawRecording {
+			return w.events(s, s == w.outer)
+		}
+		p.after = append(p.after, nil)
+		dst = &p.after[len(p.after)-1]
 	default:
 		return s.skipValue()
 	}
@@ -701,6 +719,14 @@ func (w *docWalker) expandPacked(p *packedParts, name string) error {
 	// The expansion is read as a plain recording: a packed recording
 	// inside a packed one is not expanded again, as the library does not.
 	err = object(inner, func(k string) error { return w.recordingKey(inner, k, false) })
+	if err == nil {
+		w.innerAt = "events beside the packed recording"
+		for _, raw := range p.after {
+			if err = w.events(newSliceScanner(raw, w.l.opts.MaxNesting), false); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		var ie *InputError
 		var cb *callbackError

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -344,6 +345,65 @@ func TestPackedMemberStatedTwice(t *testing.T) {
 			var ie *InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want an input error holding %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPackedEventsBeside: events (or a snapshot) written beside a packed
+// recording, outside it, are read as the envelope reads them beside its
+// recording, with a problem saying so, and in file order: never passed
+// over as an unknown member.
+func TestPackedEventsBeside(t *testing.T) {
+	plain, err := os.ReadFile("../testdata/recordings/loader/recording.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, err := synth.Pack(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(packed, &m); err != nil {
+		t.Fatal(err)
+	}
+	v, r := string(m["values"]), string(m["recording"])
+	head := `{"format":"` + PackedFormat + `","values":` + v + `,`
+	beside := `"events":[{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"run-beside-1"}}]`
+	cases := []struct {
+		name, input string
+		// second is the place the second events array read is said to be
+		// in: the one read first is the one earlier in the file.
+		problem, second string
+	}{
+		{"after the recording", head + `"recording":` + r + `,` + beside + `}`, "events is beside the packed recording, not in it; its events are read too, as plain events", "events beside the packed recording: a second events array"},
+		{"before the recording", head + beside + `,"recording":` + r + `}`, "events is beside the packed recording, not in it; its events are read too, as plain events", "packed recording: a second events array"},
+		{"in an envelope", `{"format":"agentfootprint.recording.v1","run":{"complete":true,"droppedEvents":0},"privacy":{"mode":"full"},"recording":` + head + `"recording":` + r + `,` + beside + `}}`, "recording.events is beside the packed recording", "events beside the packed recording: a second events array"},
+		{"a snapshot beside", head + `"recording":` + r + `,"snapshot":{"sharedState":{"parkedToolNames":["beside"]}},` + beside + `}`, "snapshot is beside the packed recording, not in it; it is read too, as a plain snapshot", "events beside the packed recording: a second events array"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var runs []*Run
+			st, err := LoadReader("x.json", strings.NewReader(tc.input), Options{Workers: 1}, func(r *Run) error { runs = append(runs, r); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Events != 13 || len(runs) != 3 {
+				t.Fatalf("%d events, %d runs; want the recording's 12 and the one beside it, in 3 runs", st.Events, len(runs))
+			}
+			var problems []string
+			for _, p := range st.Problems {
+				problems = append(problems, p.Message)
+			}
+			all := strings.Join(problems, "\n")
+			if !strings.Contains(all, tc.problem) || !strings.Contains(all, tc.second) {
+				t.Errorf("problems:\n%s\nwant %q and %q", all, tc.problem, tc.second)
+			}
+			if strings.Contains(tc.input, `"beside"]`) {
+				last := runs[len(runs)-1].Snapshot
+				if last == nil || !slices.Contains(last.ParkedToolNames, "beside") {
+					t.Errorf("snapshot beside the packed recording not read: %+v", last)
+				}
 			}
 		})
 	}
