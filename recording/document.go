@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -391,7 +392,7 @@ func (w *docWalker) run(s *scanner) error {
 	st := w.l.stats
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
-		w.wrongType(line, "run", "the envelope's run facts are unreadable")
+		w.unusable(line, "run", fmt.Sprintf("is a JSON %s, not an object", jsonKind(raw)), "whether the run is complete and whether events were dropped are not known")
 		return nil
 	}
 	if raw, ok := fields["runId"]; ok {
@@ -403,34 +404,54 @@ func (w *docWalker) run(s *scanner) error {
 		}
 	}
 	if raw, ok := fields["complete"]; ok {
-		var b bool
-		if json.Unmarshal(raw, &b) == nil && !isNull(raw) {
+		switch v := string(bytes.TrimSpace(raw)); v {
+		case "true", "false":
+			b := v == "true"
 			st.Complete = &b
-		} else {
-			w.wrongType(line, "run.complete", "whether the run is complete is not stated")
+		default:
+			w.unusable(line, "run.complete", fmt.Sprintf("is %s, not true or false", countText(raw)), "whether the run is complete is not known")
 		}
 	} else {
 		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's run has no complete field: whether the run is complete is not stated", line))
 	}
-	count := func(name string) (*int64, bool) {
+	count := func(name, unknown string) (*int64, bool) {
 		raw, ok := fields[name]
 		if !ok {
 			return nil, false
 		}
-		var f float64
-		if json.Unmarshal(raw, &f) != nil || isNull(raw) || f < 0 || f != math.Trunc(f) || f > 1<<53 {
-			w.wrongType(line, "run."+name, "not a count")
+		n, why := ReadCount(raw)
+		if why != "" {
+			w.unusable(line, "run."+name, why, unknown)
 			return nil, true
 		}
-		n := int64(f)
 		return &n, true
 	}
 	var ok bool
-	if st.DroppedEvents, ok = count("droppedEvents"); !ok {
+	if st.DroppedEvents, ok = count("droppedEvents", "whether events were dropped is not known"); !ok {
 		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's run has no droppedEvents field: whether events were dropped is not stated", line))
 	}
-	st.FirstRetainedEventIndex, _ = count("firstRetainedEventIndex")
+	st.FirstRetainedEventIndex, _ = count("firstRetainedEventIndex", "where in the stream the recording starts is not known")
 	return nil
+}
+
+// unusable records a statement the producer makes about the run that is
+// there but cannot be read (a count that is no count, a complete that is
+// no boolean). It is not "not stated": the producer said something about
+// what the run lost, and what is unknown, so the input's runs count as
+// damaged (Stats.Unusable), never as whole by default.
+func (w *docWalker) unusable(line int64, field, problem, unknown string) {
+	st := w.l.stats
+	for _, u := range st.Unusable {
+		if u.Field == field {
+			return
+		}
+	}
+	st.Unusable = append(st.Unusable, Unusable{Field: field, Line: line, Problem: problem})
+	msg := fmt.Sprintf("%s %s; %s, so the run's evidence counts as damaged", field, problem, unknown)
+	if line > 0 {
+		msg = fmt.Sprintf("line %d: %s", line, msg)
+	}
+	w.l.probs.add("unusable", line, msg)
 }
 
 func (w *docWalker) wrongType(line int64, field, consequence string) {

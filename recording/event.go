@@ -249,6 +249,20 @@ type Stats struct {
 	// still carry, so that a report can charge each loss to its run; nil
 	// when nothing was lost.
 	Losses []Loss `json:"losses,omitempty"`
+	// Unusable are the envelope's statements about its run that are there
+	// but cannot be read (a droppedEvents of 1e300, a complete of
+	// "false"); nil when there are none. What the producer said about the
+	// run's losses is unknown, so a report counts the runs as damaged.
+	Unusable []Unusable `json:"unusable,omitempty"`
+}
+
+// Unusable is one statement of the producer that cannot be read: its
+// field ("run.droppedEvents"), the line it is on (0 when not known) and
+// why, completing a sentence about the field (`is "5", not a count …`).
+type Unusable struct {
+	Field   string `json:"field"`
+	Line    int64  `json:"line"`
+	Problem string `json:"problem"`
 }
 
 // StoppedRun is a run let go at a limit of its own: its id, the line of

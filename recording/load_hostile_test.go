@@ -78,9 +78,16 @@ func TestHostileFixtures(t *testing.T) {
 				t.Errorf("runs %+v", runs)
 			}
 		}},
-		{file: "envelope-wrong-types.json", problems: []string{"run.complete has the wrong JSON type", "privacy.mode has the wrong JSON type", "malformed: a JSON array, not an object"}, check: func(t *testing.T, st *Stats, runs []runSummary) {
+		{file: "envelope-wrong-types.json", problems: []string{`run.complete is "yes", not true or false; whether the run is complete is not known, so the run's evidence counts as damaged`, "privacy.mode has the wrong JSON type", "malformed: a JSON array, not an object"}, check: func(t *testing.T, st *Stats, runs []runSummary) {
 			if st.Complete != nil || st.DroppedEvents != nil || st.Producer != "" || st.Malformed != 1 {
 				t.Errorf("complete %v, dropped %v, producer %q, malformed %d", st.Complete, st.DroppedEvents, st.Producer, st.Malformed)
+			}
+			var fields []string
+			for _, u := range st.Unusable {
+				fields = append(fields, u.Field)
+			}
+			if !slices.Equal(fields, []string{"run.complete", "run.droppedEvents", "run.firstRetainedEventIndex"}) {
+				t.Errorf("unusable statements %+v", st.Unusable)
 			}
 		}},
 		{file: "escapes.jsonl", problems: []string{`\x1b]0;title\a\x1b[2J\r\b`, "invalid UTF-8"}},

@@ -12,7 +12,7 @@ import (
 
 // damageOrder is the order a run's damage is stated in: what the reader
 // saw first, then what the producer says, then what the replay found.
-var damageOrder = []DamageCause{DamageMalformed, DamageCutOff, DamageUnread, DamageDropped, DamageIncomplete, DamageCappedHead, DamageLedgerCount, DamageLostFinding}
+var damageOrder = []DamageCause{DamageMalformed, DamageCutOff, DamageUnread, DamageDropped, DamageIncomplete, DamageCappedHead, DamageUnusable, DamageLedgerCount, DamageLostFinding}
 
 // sortDamage puts damage in cause order, keeping the order of one cause's
 // entries; nil stays nil.
@@ -72,6 +72,13 @@ func inputDamage(st *recording.Stats, rr RunResult) []Damage {
 		}
 		if f := st.FirstRetainedEventIndex; f != nil && *f > 0 {
 			out = append(out, Damage{Cause: DamageCappedHead, Lost: *f, Detail: "first-retained"})
+		}
+		for _, u := range st.Unusable {
+			d := Damage{Cause: DamageUnusable, Detail: u.Field + " " + u.Problem}
+			if u.Line > 0 {
+				d.Lines = []int64{u.Line}
+			}
+			out = append(out, d)
 		}
 	}
 	if rr.HeadMissing && !slices.ContainsFunc(out, func(d Damage) bool { return d.Cause == DamageCappedHead }) {
@@ -180,6 +187,12 @@ func damagePhrase(d Damage) string {
 			return fmt.Sprintf("the recording starts at stream event #%d: %s before it %s not kept", d.Lost, count(d.Lost, "event", "events"), wasWere(d.Lost))
 		}
 		return "the run starts without its head (its first event is neither run_configured nor turn_start): the run_configured manifest, and any finding filed before the cut, may have been lost"
+	case DamageUnusable:
+		s := "a statement of the producer about what the run lost cannot be read"
+		if len(d.Lines) > 0 {
+			s += " (" + lineList(d.Lines, int64(len(d.Lines))) + ")"
+		}
+		return s + ": " + d.Detail
 	case DamageLedgerCount:
 		s := "a ledger count is unusable"
 		if len(d.Lines) > 0 {

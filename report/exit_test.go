@@ -256,6 +256,10 @@ func TestExitCodeDamage(t *testing.T) {
 		in.Stats.DroppedEvents, in.Stats.Complete = &dropped, &incomplete
 		return in
 	}
+	unusable := func(in InputResult) InputResult {
+		in.Stats.Unusable = []recording.Unusable{{Field: "run.droppedEvents", Line: 7, Problem: "is 1e300, not a count"}}
+		return in
+	}
 	counted := InputResult{Stats: &recording.Stats{Path: "in.jsonl", Format: recording.FormatNDJSON, Malformed: 2}, Runs: []RunResult{stateRun(t, "full")}}
 	ledger := stateRun(t, "full")
 	ledger.Damage = []Damage{{Cause: DamageLedgerCount, Detail: "checked is negative"}}
@@ -274,6 +278,8 @@ func TestExitCodeDamage(t *testing.T) {
 		{"a cut-off tail", withLoss(stateRun(t, "full"), cut), Options{}, ExitUnmeasured, true, []DamageCause{DamageCutOff}},
 		{"reading stopped in the run", withLoss(stateRun(t, "full"), unread), Options{}, ExitUnmeasured, true, []DamageCause{DamageUnread}},
 		{"the producer's statements", producer(withLoss(stateRun(t, "full"))), Options{}, ExitUnmeasured, true, []DamageCause{DamageDropped, DamageIncomplete}},
+		{"a producer's statement that cannot be read", unusable(withLoss(stateRun(t, "full"))), Options{}, ExitUnmeasured, true, []DamageCause{DamageUnusable}},
+		{"a producer's statement that cannot be read, allowed", unusable(withLoss(stateRun(t, "full"))), Options{AllowDamaged: true}, ExitGreen, true, []DamageCause{DamageUnusable}},
 		{"an unusable ledger count", withLoss(ledger), Options{}, ExitUnmeasured, true, []DamageCause{DamageLedgerCount}},
 		{"a line naming a run never read", withLoss(stateRun(t, "full"), other), Options{}, ExitUnmeasured, false, nil},
 		{"a run never read, allowed", withLoss(stateRun(t, "full"), other), Options{AllowDamaged: true}, ExitGreen, false, nil},

@@ -84,6 +84,11 @@ const (
 	// DamageCappedHead: the recording starts past the stream's first event
 	// (firstRetainedEventIndex > 0), or the run starts without its head.
 	DamageCappedHead DamageCause = "capped-head"
+	// DamageUnusable: a statement the producer makes about the run's
+	// losses (the envelope's droppedEvents, complete,
+	// firstRetainedEventIndex) that is there but cannot be read, so what
+	// it says is unknown.
+	DamageUnusable DamageCause = "unusable-statement"
 	// DamageLedgerCount: a ledger count the report cannot use (negative,
 	// not an integer, beyond what the run could have met).
 	DamageLedgerCount DamageCause = "ledger-count"
