@@ -28,10 +28,14 @@ type docWalker struct {
 	sawPrivacy   bool
 	sawRecording bool
 	sawEvents    bool
+	sawSnapshot  bool
 	sawMeta      bool
 	sawPayload   bool
 	artifactKind string
 	envRunID     *string
+	// blocks are the members of the envelope's run, privacy and producer
+	// blocks read so far, by block, for a block stated again.
+	blocks map[string]map[string]json.RawMessage
 
 	parkedSeen map[string]bool
 
@@ -329,6 +333,11 @@ func (w *docWalker) recordingKey(s *scanner, k string, lines bool) error {
 
 func (w *docWalker) format(s *scanner) error {
 	c, kind := peekKind(s)
+	if w.formatKind != "" && (c == '"') != (w.formatKind == "string") {
+		// One format would make the document an envelope, the other an
+		// artifact: which it is is not known.
+		return &InputError{Path: w.src.name, Err: fmt.Errorf("format is stated twice, as a JSON %s and as a JSON %s", w.formatKind, kind)}
+	}
 	switch {
 	case c == '"':
 		v, err := s.readString(4096)
@@ -364,8 +373,8 @@ func (w *docWalker) producer(s *scanner) error {
 	if err != nil {
 		return err
 	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
+	fields, _, ok := w.block(line, "producer", raw, nil)
+	if !ok {
 		w.wrongType(line, "producer", "the producer's version is not stated")
 		return nil
 	}
@@ -388,10 +397,11 @@ func (w *docWalker) run(s *scanner) error {
 	if err != nil {
 		return err
 	}
+	again := w.sawRun
 	w.sawRun = true
 	st := w.l.stats
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
+	fields, differ, ok := w.block(line, "run", raw, runFacts)
+	if !ok {
 		w.unusable(line, "run", fmt.Sprintf("is a JSON %s, not an object", jsonKind(raw)), "whether the run is complete and whether events were dropped are not known")
 		return nil
 	}
@@ -403,7 +413,9 @@ func (w *docWalker) run(s *scanner) error {
 			w.wrongType(line, "run.runId", "")
 		}
 	}
-	if raw, ok := fields["complete"]; ok {
+	if raw, ok := fields["complete"]; differ["complete"] {
+		st.Complete = nil
+	} else if ok {
 		switch v := string(bytes.TrimSpace(raw)); v {
 		case "true", "false":
 			b := v == "true"
@@ -411,27 +423,124 @@ func (w *docWalker) run(s *scanner) error {
 		default:
 			w.unusable(line, "run.complete", fmt.Sprintf("is %s, not true or false", countText(raw)), "whether the run is complete is not known")
 		}
-	} else {
+	} else if !again {
 		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's run has no complete field: whether the run is complete is not stated", line))
 	}
-	count := func(name, unknown string) (*int64, bool) {
+	count := func(name string) (*int64, bool) {
 		raw, ok := fields[name]
-		if !ok {
-			return nil, false
+		if !ok || differ[name] {
+			return nil, ok
 		}
 		n, why := ReadCount(raw)
 		if why != "" {
-			w.unusable(line, "run."+name, why, unknown)
+			w.unusable(line, "run."+name, why, runFacts[name])
 			return nil, true
 		}
 		return &n, true
 	}
-	var ok bool
-	if st.DroppedEvents, ok = count("droppedEvents", "whether events were dropped is not known"); !ok {
+	if st.DroppedEvents, ok = count("droppedEvents"); !ok && !again {
 		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's run has no droppedEvents field: whether events were dropped is not stated", line))
 	}
-	st.FirstRetainedEventIndex, _ = count("firstRetainedEventIndex", "where in the stream the recording starts is not known")
+	st.FirstRetainedEventIndex, _ = count("firstRetainedEventIndex")
 	return nil
+}
+
+// runFacts are the run facts that decide whether the run's evidence is
+// whole, each with what is not known when it cannot be read.
+var runFacts = map[string]string{
+	"complete":                "whether the run is complete is not known",
+	"droppedEvents":           "whether events were dropped is not known",
+	"firstRetainedEventIndex": "where in the stream the recording starts is not known",
+}
+
+// block reads one of the envelope's small blocks (run, privacy,
+// producer) as JSON reads it, the last of a repeated key counting; a
+// block stated again is read together with the first, its members
+// replacing theirs. A key stated twice with different values is said: of
+// a deciding key (a run fact), neither value can be read (unusable, and
+// in differ); of another, the last is read. ok is false when raw is not
+// an object (null reads as an empty one).
+func (w *docWalker) block(line int64, name string, raw []byte, deciding map[string]string) (fields map[string]json.RawMessage, differ map[string]bool, ok bool) {
+	fields, first, ok := objectMembers(raw)
+	if !ok {
+		return nil, nil, false
+	}
+	if w.blocks == nil {
+		w.blocks = map[string]map[string]json.RawMessage{}
+	}
+	if prev, again := w.blocks[name]; again {
+		w.l.probs.add("duplicate key", line, fmt.Sprintf("line %d: the envelope states its %s a second time; the two are read as one, the second's members replacing the first's", line, name))
+		for k, v := range prev {
+			nv, ok := fields[k]
+			switch {
+			case !ok:
+				fields[k] = v
+			case first[k] == nil && !sameJSON(v, nv):
+				first[k] = v
+			}
+		}
+	}
+	w.blocks[name] = fields
+	keys := make([]string, 0, len(first))
+	for k := range first {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		stated := fmt.Sprintf("is stated more than once with different values (%s, then %s)", countText(first[k]), countText(fields[k]))
+		if unknown, ok := deciding[k]; ok {
+			w.unusable(line, name+"."+k, stated, unknown)
+			if differ == nil {
+				differ = map[string]bool{}
+			}
+			differ[k] = true
+			continue
+		}
+		w.l.probs.add("duplicate key", line, fmt.Sprintf("line %d: %s.%s %s; the last is read", line, name, k, stated))
+	}
+	return fields, differ, true
+}
+
+// objectMembers reads a small object's members as JSON reads them, the
+// last of a repeated key counting; first holds, for each key repeated
+// with another value, the first value it was given. ok is false when raw
+// is not an object; null is an empty one.
+func objectMembers(raw []byte) (fields, first map[string]json.RawMessage, ok bool) {
+	fields = map[string]json.RawMessage{}
+	first = map[string]json.RawMessage{}
+	if isNull(raw) {
+		return fields, first, true
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, false
+		}
+		k, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, false
+		}
+		if old, ok := fields[k]; ok && first[k] == nil && !sameJSON(old, v) {
+			first[k] = old
+		}
+		fields[k] = v
+	}
+	return fields, first, true
+}
+
+// sameJSON reports whether two valid JSON values are written alike but
+// for insignificant whitespace.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // unusable records a statement the producer makes about the run that is
@@ -473,13 +582,13 @@ func (w *docWalker) privacy(s *scanner) error {
 		return err
 	}
 	w.sawPrivacy = true
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
+	fields, _, ok := w.block(line, "privacy", raw, nil)
+	if !ok {
 		w.wrongType(line, "privacy", "the privacy mode is not stated; a v1 envelope is always \"full\"")
 		return nil
 	}
-	rawMode, ok := fields["mode"]
-	if !ok || isNull(rawMode) {
+	rawMode, stated := fields["mode"]
+	if !stated || isNull(rawMode) {
 		w.l.probs.add("envelope", line, fmt.Sprintf("line %d: the envelope's privacy block states no mode; a v1 envelope is always \"full\"", line))
 		return nil
 	}
@@ -697,6 +806,14 @@ func (w *docWalker) snapshot(s *scanner) error {
 		w.l.probs.add("snapshot", line, fmt.Sprintf("%ssnapshot is a JSON %s, not an object; nothing read from it", at, kind))
 		return s.skipValue()
 	}
+	if w.sawSnapshot {
+		// The snapshot facts are a union (see parked), so a second
+		// snapshot can add parked tools or the redaction marker, never
+		// take them away; it is said, as a second events array is.
+		line, at := w.at(s)
+		w.l.probs.add("snapshot", line, fmt.Sprintf("%sa second snapshot; it is read too, the tools either parks counting as parked", at))
+	}
+	w.sawSnapshot = true
 	if w.l.snapshot == nil {
 		w.l.snapshot = &SnapshotFacts{}
 	}
