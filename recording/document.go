@@ -306,7 +306,7 @@ func (w *docWalker) recordingObject(s *scanner, lines bool, name string) error {
 					return &InputError{Path: w.src.name, Err: fmt.Errorf("%s.format: %w", name, err)}
 				}
 				if !isFirst {
-					return &InputError{Path: w.src.name, Err: fmt.Errorf("%s states the packed format %s after members already read as a plain recording; a packed recording states its format first", name, quoteName(v))}
+					return w.packedLate(name, v)
 				}
 				parts = &packedParts{sawFormat: true}
 				return nil
@@ -318,6 +318,12 @@ func (w *docWalker) recordingObject(s *scanner, lines bool, name string) error {
 		return err
 	}
 	return w.expandPacked(parts, name)
+}
+
+// packedLate refuses a packed format stated after members already read as
+// a plain recording's: they were not what they seemed.
+func (w *docWalker) packedLate(name, format string) error {
+	return &InputError{Path: w.src.name, Err: fmt.Errorf("%s states the packed format %s after members already read as a plain recording; a packed recording states its format first", name, quoteName(format))}
 }
 
 // recordingKey handles one member of a Recording; other keys are skipped.
@@ -345,6 +351,14 @@ func (w *docWalker) format(s *scanner) error {
 			return err
 		}
 		w.formatKind = "string"
+		if isPackedFamily(v) {
+			// Past the sniffer's window: members before it were read as a
+			// plain recording's.
+			if err := checkPackedFormat(v); err != nil {
+				return &InputError{Path: w.src.name, Err: err}
+			}
+			return w.packedLate("the document", v)
+		}
 		if v != EnvelopeFormat {
 			return &InputError{Path: w.src.name, Err: fmt.Errorf("unknown envelope format %s — this build reads %s only", quoteName(v), EnvelopeFormat)}
 		}
@@ -684,7 +698,15 @@ func (w *docWalker) innerRecording(inner *scanner) error {
 		if inner.err != nil {
 			return inner.err
 		}
-		return fmt.Errorf("%w: the text in payload.value is a JSON %s, not a recording", ErrNotRecording, kind)
+		what := "a JSON " + kind
+		switch {
+		case kind == "nothing":
+			what = "empty"
+		case kind == "number" && c != '-' && (c < '0' || c > '9'):
+			inner.ensure(describedBytes)
+			what = "not JSON (" + describeStart(inner.buf[inner.pos:inner.end]) + ")"
+		}
+		return &InputError{Path: w.src.name, Err: fmt.Errorf("%w: the text in payload.value is %s, not a recording", ErrNotRecording, what)}
 	}
 	if err := w.recordingObject(inner, false, "payload.value"); err != nil {
 		return err
@@ -943,6 +965,15 @@ func (w *docWalker) parked(s *scanner, field string) error {
 	return nil
 }
 
+// inPlace says what was read of a document that lacks the member holding
+// its recording: the events written at its top level, if any.
+func (w *docWalker) inPlace() string {
+	if w.sawEvents {
+		return "the events written at its top level are read in its place"
+	}
+	return "no events read"
+}
+
 // finish settles the document's format and checks what the format
 // requires.
 func (w *docWalker) finish() error {
@@ -951,7 +982,7 @@ func (w *docWalker) finish() error {
 	case "string":
 		st.Format = FormatEnvelope
 		if !w.sawRecording {
-			w.l.probs.add("envelope", 0, "the envelope has no recording; no events read")
+			w.l.probs.add("envelope", 0, "the envelope has no recording; "+w.inPlace())
 		}
 		if !w.sawRun {
 			w.l.probs.add("envelope", 0, "the envelope has no run facts: whether the run is complete and whether events were dropped are not stated")
@@ -980,7 +1011,7 @@ func (w *docWalker) finish() error {
 			return w.notRecordingArtifact()
 		}
 		if !w.sawPayload {
-			w.l.probs.add("artifact", 0, "the artifact has no payload; no events read")
+			w.l.probs.add("artifact", 0, "the artifact has no payload; "+w.inPlace())
 		}
 	default:
 		st.Format = FormatRecording

@@ -154,7 +154,9 @@ func buildInput(in InputResult) Input {
 		input.TruncatedTail = s.TruncatedTail
 		input.DroppedEvents, input.Complete = s.DroppedEvents, s.Complete
 		input.Producer = s.Producer
-		input.NoEventsKey = !s.HasEvents && (s.Format == recording.FormatRecording || s.Format == recording.FormatEnvelope || s.Format == recording.FormatArtifact)
+		// Only a document read to its end is known to have no events key:
+		// one that stopped may hold it past the stop.
+		input.NoEventsKey = !s.HasEvents && in.Err == nil && (s.Format == recording.FormatRecording || s.Format == recording.FormatEnvelope || s.Format == recording.FormatArtifact)
 		input.Problems = append(input.Problems, s.Problems...)
 		input.StoppedRuns = slices.Clone(s.StoppedRuns)
 	}
