@@ -94,10 +94,14 @@ func (l *loader) readDocument(src *source) error {
 	default:
 		l.stats.Lines = src.documentLines()
 	}
+	if err == nil {
+		// What the whole document says (an artifact with no meta.kind)
+		// may refuse it only once it is read.
+		err = w.finish()
+	}
 	if err != nil {
 		return l.documentError(err, src)
 	}
-	w.finish()
 	return nil
 }
 

@@ -96,6 +96,8 @@ func TestDocumentMessages(t *testing.T) {
 			problem: "the envelope has no recording; no events read"},
 		{name: "a packed format stated late", input: `{` + big + `,` + events + `,"format":"agentfootprint.recording.packed.v1"}`,
 			err: `x.json: the document states the packed format "agentfootprint.recording.packed.v1" after members already read as a plain recording`},
+		{name: "an artifact with no meta, past the sniffer's window", input: `{"format":1,"payload":{"shape":"text","pad":"` + strings.Repeat("x", sniffWindow) + `","value":` + func() string { b, _ := json.Marshal(`{` + events + `}`); return string(b) }() + `}}`,
+			err: "x.json: not an agentfootprint recording: a numeric format but no meta.kind"},
 		{name: "an unknown packed format stated late", input: `{` + big + `,"format":"agentfootprint.recording.packed.v9"}`,
 			err: `x.json: unknown packed recording format "agentfootprint.recording.packed.v9"`},
 	}
