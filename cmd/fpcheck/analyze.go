@@ -87,6 +87,7 @@ sarif=fpcheck.sarif --output html=report.html.
 // addLoadFlags declares the loader and replay flags the commands that read
 // and judge recordings share (analyze, diff, merge, baseline write).
 func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
+	o.read = &declReads{}
 	addExcludeFlag(cmd, &o.Exclude)
 	f := cmd.Flags()
 	f.StringVar(&o.Declarations, "declarations", "", "YAML or JSON declarations that arm the checks (see docs/declarations.md)")
@@ -193,12 +194,12 @@ func analyzeRun(o *AnalyzeOptions) error {
 	// JSON Lines on stdout stream: each input's lines are written as soon
 	// as it and those before it are judged, the summary when all are.
 	// The declarations judge every input alike, the streamed ones too.
-	decls, declNames, _, err := readDeclarations(o.Load.Declarations)
+	df, err := o.Load.declarations()
 	if err != nil {
 		return err
 	}
-	if decls != nil {
-		opts.Declared, opts.DeclaredNames = decls, declNames
+	if df.decls != nil {
+		opts.Declared, opts.DeclaredNames = df.decls, df.names
 		opts.StrictDeclarations = o.StrictDeclarations
 	}
 	var stream *report.JSONLWriter

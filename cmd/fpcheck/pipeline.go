@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +47,12 @@ type loadOptions struct {
 	// Exclude are the --exclude patterns (addExcludeFlag): the paths the
 	// command's arguments expand to that it does not read.
 	Exclude []string
+	// read holds each declarations file as the invocation first read it,
+	// shared by every copy of these options (addLoadFlags): a pipe is empty
+	// when read again and a FIFO blocks, and a file changed between two
+	// reads would have the report hold against the recordings names the
+	// replay never armed.
+	read *declReads
 }
 
 // pipeline turns CLI arguments into report inputs: expand, load each input
@@ -87,10 +95,11 @@ func newPipeline(o loadOptions) (*pipeline, error) {
 	if err := o.validateLimits(); err != nil {
 		return nil, err
 	}
-	var err error
-	if p.decls, p.declNames, p.declText, err = readDeclarations(o.Declarations); err != nil {
+	df, err := o.declarations()
+	if err != nil {
 		return nil, err
 	}
+	p.decls, p.declNames, p.declText = df.decls, df.names, df.text
 	if len(p.declNames) > 0 {
 		p.tools = report.NewToolFilter(p.decls)
 	}
@@ -102,21 +111,70 @@ func newPipeline(o loadOptions) (*pipeline, error) {
 	return p, nil
 }
 
-// readDeclarations reads and parses the declarations file at path, with
-// the places it names a tool and its text; all zero when path is empty.
-func readDeclarations(path string) (*checks.Declarations, []checks.NamedTool, string, error) {
-	if path == "" {
-		return nil, nil, "", nil
+// declFile is a declarations file as read: what it declares, the places
+// it names a tool, its text and the digest of its bytes. All zero without a
+// file.
+type declFile struct {
+	decls  *checks.Declarations
+	names  []checks.NamedTool
+	text   string
+	digest string
+}
+
+// declReads are the declarations files an invocation read, by path.
+type declReads struct {
+	mu    sync.Mutex
+	files map[string]*declFile
+}
+
+// declarations reads and parses the declarations file the options name,
+// once for the whole invocation however many times it is asked for.
+func (o loadOptions) declarations() (*declFile, error) {
+	if o.Declarations == "" {
+		return &declFile{}, nil
 	}
+	if o.read == nil {
+		return readDeclarations(o.Declarations)
+	}
+	o.read.mu.Lock()
+	defer o.read.mu.Unlock()
+	if df, ok := o.read.files[o.Declarations]; ok {
+		return df, nil
+	}
+	df, err := readDeclarations(o.Declarations)
+	if err != nil {
+		return nil, err
+	}
+	if o.read.files == nil {
+		o.read.files = map[string]*declFile{}
+	}
+	o.read.files[o.Declarations] = df
+	return df, nil
+}
+
+// declarationsDigest is the digest of the declarations file as
+// declarations read it ("" without one).
+func (o loadOptions) declarationsDigest() (string, error) {
+	df, err := o.declarations()
+	if err != nil {
+		return "", err
+	}
+	return df.digest, nil
+}
+
+// readDeclarations reads and parses the declarations file at path.
+func readDeclarations(path string) (*declFile, error) {
 	data, err := readSmallFile(path, "declarations file")
 	if err != nil {
-		return nil, nil, "", &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
+		return nil, &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
 	}
 	d, err := checks.ParseDeclarations(path, data)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
-	return d, checks.PlaceToolNames(d.ToolNames(), data), string(data), nil
+	sum := sha256.Sum256(data)
+	return &declFile{decls: d, names: checks.PlaceToolNames(d.ToolNames(), data), text: string(data),
+		digest: "sha256:" + hex.EncodeToString(sum[:])}, nil
 }
 
 // validateLimits refuses a negative limit: 0 means the default, and a
