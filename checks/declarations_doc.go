@@ -20,8 +20,9 @@ const maxDeclEntries = 1_000_000
 // readDeclDocument reads the one document of a declarations file as a YAML
 // node tree. JSON is YAML, but the YAML parser refuses a JSON key longer
 // than 1,024 characters (a YAML implicit key limit JSON does not have), so
-// valid JSON the YAML parser refuses is read as JSON. A second document is
-// refused, not ignored: what it says would silently not count.
+// valid JSON the YAML parser refuses is read as JSON. A later document that
+// says anything is refused, not ignored: what it says would silently not
+// count.
 func readDeclDocument(name string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -39,16 +40,22 @@ func readDeclDocument(name string, data []byte) (*yaml.Node, error) {
 		}
 		return nil, syntaxError(name, data, err)
 	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case errors.Is(err, io.EOF):
-	case err != nil:
-		return nil, syntaxError(name, data, err)
-	case len(next.Content) > 0 && !isNull(next.Content[0]):
-		return nil, &DeclarationError{Source: name, Line: next.Content[0].Line,
-			Message: "a second YAML document starts here, and fpcheck reads one; merge the two into one document (delete the --- between them)"}
+	// Every later document is read to the end of the file: one that says
+	// nothing (only comments, or null) is let be, as an empty file is, and
+	// the first that says something is refused, however many empty ones
+	// come before it.
+	for {
+		var next yaml.Node
+		switch err := dec.Decode(&next); {
+		case errors.Is(err, io.EOF):
+			return &doc, nil
+		case err != nil:
+			return nil, syntaxError(name, data, err)
+		case len(next.Content) > 0 && !isNull(next.Content[0]):
+			return nil, &DeclarationError{Source: name, Line: next.Content[0].Line,
+				Message: "a second YAML document starts here, and fpcheck reads one; merge the two into one document (delete the --- between them)"}
+		}
 	}
-	return &doc, nil
 }
 
 // syntaxError is the error of declarations the YAML parser refused with

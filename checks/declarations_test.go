@@ -131,6 +131,9 @@ func TestParseDeclarationsRefusals(t *testing.T) {
 		{"a tab-indented list item", "tools:\n  t:\n    argumentsFrom:\n  \t- a\n", "", "", 4, []string{"indented with a tab"}},
 		{"a tab-indented first line", "\t- x\n", "", "", 1, []string{"indented with a tab"}},
 		{"a second document", "tools:\n  a: {}\n---\nposture: dev\n", "", "", 4, []string{"second YAML document", "merge the two"}},
+		{"a third document after a comment", "posture: observe\n---\n# nothing\n---\ntools:\n  a: {}\n", "", "", 5, []string{"second YAML document"}},
+		{"a third document after a null one", "posture: observe\n--- ~\n---\ntools:\n  a: {}\n", "", "", 4, []string{"second YAML document"}},
+		{"a document after end markers", "tools:\n  a: {}\n...\n---\n...\n---\n---\nposture: dev\n", "", "", 8, []string{"second YAML document"}},
 		{"alias amplification", aliasBomb(), "", "", 2, []string{"more than 1000000 entries", "alias"}},
 		{"JSON with a long key, refused by line", "{\n  \"tools\": {\n    \"" + strings.Repeat("t", 2000) + "\": {\"argumentFrom\": [\"x\"]}\n  }\n}\n", strings.Repeat("t", 2000), "argumentFrom", 3, []string{`unknown key "argumentFrom"`}},
 	}
@@ -181,6 +184,7 @@ func TestParseDeclarationsAcceptsJSONAndYAMLEdges(t *testing.T) {
 		{"JSON key longer than 1,024 characters", `{"tools": {"` + long + `": {"argumentsFrom": ["fleet_report"]}}}`, []string{long}},
 		{"an empty second document", "tools:\n  a: {}\n---\n", []string{"a"}},
 		{"a document end marker", "tools:\n  a: {}\n...\n", []string{"a"}},
+		{"empty documents to the end", "tools:\n  a: {}\n---\n# nothing\n--- ~\n---\n...\n", []string{"a"}},
 		{"many distinct names", "tools:\n  a: {argumentsFrom: [" + manyNames(50000) + "]}\n", []string{"a"}},
 	}
 	for _, tc := range tests {
