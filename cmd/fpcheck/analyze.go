@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/report"
@@ -68,15 +70,15 @@ sarif=fpcheck.sarif --output html=report.html.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Kind, "kind", "", "list only findings of this kind (see 'fpcheck checks')")
+	onceFlag(cmd, &o.Kind, "kind", "", "list only findings of this kind (see 'fpcheck checks')")
 	f.IntVar(&o.Limit, "limit", 0, "list at most N findings per run (0 = all)")
-	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory (advisories fail too) or drift (recorded and replayed disagree)")
+	onceFlag(cmd, &o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory (advisories fail too) or drift (recorded and replayed disagree)")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run has no evidence or a registered check never ran")
 	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (lines lost that may have been its own); the report still says so")
 	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when --declarations names a tool no run of any input offered or called (a typo disarms the checks it was meant to arm)")
-	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
-	f.StringVar(&o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
-	f.StringVar(&o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
+	onceFlag(cmd, &o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
+	onceFlag(cmd, &o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
+	onceFlag(cmd, &o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
 	addLoadFlags(cmd, &o.Load)
 	addOutputFlags(cmd, &o.Output, report.Formats())
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"defect", "advisory", "drift"}, cobra.ShellCompDirectiveNoFileComp))
@@ -90,8 +92,8 @@ func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
 	o.read = &declReads{}
 	addExcludeFlag(cmd, &o.Exclude)
 	f := cmd.Flags()
-	f.StringVar(&o.Declarations, "declarations", "", "YAML or JSON declarations that arm the checks (see docs/declarations.md)")
-	f.StringVar(&o.Posture, "posture", "", "observe, or dev to run every check's canary first (default: the declarations' posture, else observe)")
+	onceFlag(cmd, &o.Declarations, "declarations", "", "YAML or JSON declarations that arm the checks (see docs/declarations.md)")
+	onceFlag(cmd, &o.Posture, "posture", "", "observe, or dev to run every check's canary first (default: the declarations' posture, else observe)")
 	f.IntVarP(&o.Jobs, "jobs", "j", 0, "cores to use: recordings read at once, and decoders per recording when there are fewer recordings (default: the number of CPUs)")
 	f.BoolVar(&o.NoRotated, "no-rotated", false, "do not read a rotated sibling PATH.1 before PATH")
 	f.Int64Var(&o.MaxLineBytes, "max-line-bytes", 0, "longest NDJSON line accepted (default 256 MiB)")
@@ -102,6 +104,35 @@ func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
 	f.IntVar(&o.MaxNesting, "max-nesting", 0, "deepest nesting accepted in a recording document (default 100,000 levels)")
 	f.Int64Var(&o.MaxPackedExpansion, "max-packed-expansion", 0, "most bytes of plain JSON a packed recording may stand for, measured on its packed form (default 8 GiB)")
 	_ = cmd.RegisterFlagCompletionFunc("posture", cobra.FixedCompletions([]string{"observe", "dev"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// onceFlag declares a string flag that takes one value, given at most
+// once and never empty: given twice, only the last value would count, and
+// an empty value (an unset variable in a CI script) would read as the flag
+// not given at all, a declarations file or a baseline silently dropped.
+func onceFlag(cmd *cobra.Command, p *string, name, value, usage string) {
+	*p = value
+	cmd.Flags().Var(&onceValue{p: p}, name, usage)
+}
+
+// onceValue is onceFlag's value.
+type onceValue struct {
+	p   *string
+	set bool
+}
+
+func (v *onceValue) String() string { return *v.p }
+func (v *onceValue) Type() string   { return "string" }
+
+func (v *onceValue) Set(s string) error {
+	if v.set {
+		return fmt.Errorf("the flag is given twice (%s and %s), and only one value counts; give it once", strconv.Quote(*v.p), strconv.Quote(s))
+	}
+	if s == "" {
+		return errors.New("the value is empty, which would read as the flag not given; give a value or leave the flag out")
+	}
+	*v.p, v.set = s, true
+	return nil
 }
 
 func (o *AnalyzeOptions) validate() error {

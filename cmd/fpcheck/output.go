@@ -43,7 +43,7 @@ func addOutputFlags(cmd *cobra.Command, o *outputFlags, known []string) {
 	o.cmd, o.formats = cmd, known
 	f := cmd.Flags()
 	formats := strings.Join(known, ", ")
-	f.StringVar(&o.Format, "format", report.FormatText, "format written to stdout: "+formats)
+	onceFlag(cmd, &o.Format, "format", report.FormatText, "format written to stdout: "+formats)
 	f.StringArrayVar(&o.Outputs, "output", nil, "also write FORMAT to PATH, as FORMAT=PATH (repeatable; PATH - is stdout, in place of --format)")
 	addWidthFlag(cmd, &o.Width)
 	f.BoolVar(&o.Ledger, "ledger", false, "text: show every run's full ledgers and notes (an unmeasured run's are always shown)")
