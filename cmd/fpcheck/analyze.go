@@ -94,7 +94,7 @@ func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
 	f := cmd.Flags()
 	onceFlag(cmd, &o.Declarations, "declarations", "", "YAML or JSON declarations that arm the checks (see docs/declarations.md)")
 	onceFlag(cmd, &o.Posture, "posture", "", "observe, or dev to run every check's canary first (default: the declarations' posture, else observe)")
-	f.IntVarP(&o.Jobs, "jobs", "j", 0, "cores to use: recordings read at once, and decoders per recording when there are fewer recordings (default: the number of CPUs)")
+	f.IntVarP(&o.Jobs, "jobs", "j", 0, "cores to use: recordings read at once, and decoders per recording when there are fewer recordings (default: the number of CPUs; at most four per CPU)")
 	f.BoolVar(&o.NoRotated, "no-rotated", false, "do not read a rotated sibling PATH.1 before PATH")
 	f.Int64Var(&o.MaxLineBytes, "max-line-bytes", 0, "longest NDJSON line accepted (default 256 MiB)")
 	f.Int64Var(&o.MaxDecompressedBytes, "max-decompressed-bytes", 0, "most bytes one compressed input may expand to (default 8 GiB)")

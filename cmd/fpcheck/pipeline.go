@@ -256,15 +256,28 @@ func (p *pipeline) payloadFilter(of func([]*checks.Check, *checks.Declarations, 
 	}
 }
 
+// jobsPerCPU bounds -j: at most this many cores' worth of work per CPU.
+// Past the CPUs there is nothing to run more on but inputs waiting on
+// storage, and each unit of -j is an input read at once or a decoder and a
+// fold goroutine for one: a -j in the millions cost seconds and gigabytes
+// before the first line was read.
+const jobsPerCPU = 4
+
+// jobsBudget is the budget of cores -j asks for (0: every CPU), capped at
+// jobsPerCPU per CPU.
+func jobsBudget(jobs int) int {
+	if jobs <= 0 {
+		return runtime.NumCPU()
+	}
+	return min(jobs, jobsPerCPU*max(runtime.NumCPU(), runtime.GOMAXPROCS(0)))
+}
+
 // run loads every input. Inputs are independent, so up to Jobs of them are
 // read at once, the largest first (see startOrder); the returned slice is in
 // input order whatever the timing.
 // done, when not nil, is called as each input finishes (from any worker).
 func (p *pipeline) run(inputs []string, ios *IOStreams, done func()) []report.InputResult {
-	budget := p.opts.Jobs
-	if budget <= 0 {
-		budget = runtime.NumCPU()
-	}
+	budget := jobsBudget(p.opts.Jobs)
 	// -j below the machine's cores binds the whole process, the garbage
 	// collector and the decompressors included, so -j 1 is one core.
 	if budget < runtime.GOMAXPROCS(0) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -240,5 +241,33 @@ func TestPipelinePanicReachesMain(t *testing.T) {
 		if code != int(ExitInternal) || !strings.Contains(msg, "reader exploded") || strings.Count(msg, "\n") != 1 || strings.Contains(msg, "goroutine") {
 			t.Errorf("-j %s: exit %d, stderr %q; want exit %d and one line naming the panic", j, code, msg, ExitInternal)
 		}
+	}
+}
+
+// TestJobsCapped: a -j far past the CPUs gives an input no more decoders
+// and fold goroutines than jobsPerCPU per CPU, since each costs memory
+// before any work, and the report is the bytes -j 1 gives.
+func TestJobsCapped(t *testing.T) {
+	const demo = "../../testdata/recordings/demo/triage.jsonl"
+	const decl = "../../testdata/recordings/demo/declarations.yaml"
+	most := jobsPerCPU * max(runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	for _, j := range []int{1, most, most + 1, 100_000} {
+		p, err := newPipeline(loadOptions{Jobs: j, Declarations: decl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ios := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: testEnv}
+		res := p.run([]string{demo}, ios, nil)
+		if len(res) != 1 || res[0].Err != nil {
+			t.Fatalf("-j %d: %+v", j, res)
+		}
+		if want := min(j, most); p.workers != want {
+			t.Errorf("-j %d: %d workers for one input, want %d", j, p.workers, want)
+		}
+	}
+	code1, out1, _ := run(t, nil, "analyze", "--format", "json", "--declarations", decl, "-j", "1", demo)
+	codeN, outN, _ := run(t, nil, "analyze", "--format", "json", "--declarations", decl, "-j", "10000000", demo)
+	if code1 != 1 || codeN != code1 || outN != out1 {
+		t.Errorf("-j 10000000 exits %d, -j 1 %d, or their reports differ", codeN, code1)
 	}
 }
