@@ -213,6 +213,11 @@ func analyzeRun(o *AnalyzeOptions) error {
 	if err := refuseOverwrite(outputs, entryPaths(entries), o.Load.Declarations); err != nil {
 		return err
 	}
+	// A report is never written over the baseline read; a baseline is,
+	// which refreshes it in place.
+	if err := guardOutputs(outputsOf(specs), nil, readFile{"the baseline", o.Baseline}); err != nil {
+		return err
+	}
 	if err := checkWritable(specs); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -38,12 +39,28 @@ func readSmallFile(path, what string) ([]byte, error) {
 // that names it.
 type written struct{ flag, path string }
 
-// refuseOverwrite fails before anything is written when a file an output
-// flag names is one of the files read: a recording (however it was named:
-// a directory walk finds files under names of their own), or the
-// declarations. Writing the report over its own input would destroy the
-// evidence it reports on.
+// readFile is a file a command reads besides the recordings, and what it
+// is, for a message.
+type readFile struct{ what, path string }
+
+// refuseOverwrite is guardOutputs for a command whose only other files
+// read are declarations.
 func refuseOverwrite(outputs []written, inputs []string, declarations ...string) error {
+	others := make([]readFile, len(declarations))
+	for i, d := range declarations {
+		others[i] = readFile{"the declarations file", d}
+	}
+	return guardOutputs(outputs, inputs, others...)
+}
+
+// guardOutputs fails before anything is written when a file an output
+// flag names is one of the files read: a recording (however it was named:
+// a directory walk finds files under names of their own), the declarations
+// or a baseline. Writing the report over its own input would destroy the
+// evidence it reports on, and over the baseline read, the acceptances the
+// next run needs. Two outputs naming one file, however each spells it, are
+// refused too: only the last written would be there.
+func guardOutputs(outputs []written, inputs []string, others ...readFile) error {
 	type read struct {
 		what string
 		fi   os.FileInfo
@@ -57,17 +74,22 @@ func refuseOverwrite(outputs []written, inputs []string, declarations ...string)
 			reads = append(reads, read{"the recording " + strconv.Quote(in), fi})
 		}
 	}
-	for _, d := range declarations {
-		if d == "" {
+	for _, r := range others {
+		if r.path == "" {
 			continue
 		}
-		if fi, err := os.Stat(d); err == nil {
-			reads = append(reads, read{"the declarations file", fi})
+		if fi, err := os.Stat(r.path); err == nil {
+			reads = append(reads, read{r.what, fi})
 		}
 	}
-	for _, o := range outputs {
+	for i, o := range outputs {
 		if o.path == "-" || o.path == "" {
 			continue
+		}
+		for _, before := range outputs[:i] {
+			if before.path != "-" && samePlace(before.path, o.path) {
+				return flagErrorf("%s and %s name one file, and only the last written would be there; write them to two files", before.flag, o.flag)
+			}
 		}
 		ofi, err := os.Stat(o.path)
 		if err != nil {
@@ -80,6 +102,38 @@ func refuseOverwrite(outputs []written, inputs []string, declarations ...string)
 		}
 	}
 	return nil
+}
+
+// samePlace reports whether two paths to write name one file: the same
+// path once made absolute, one file that exists under both (a link, a
+// hard link), or, for files not there yet, one name in one directory
+// however the directory is named. "-" is stdout, and only itself.
+func samePlace(a, b string) bool {
+	if a == "-" || b == "-" {
+		return a == b
+	}
+	if absPath(a) == absPath(b) {
+		return true
+	}
+	fa, erra := os.Stat(a)
+	fb, errb := os.Stat(b)
+	if erra == nil && errb == nil {
+		return os.SameFile(fa, fb)
+	}
+	if erra == nil || errb == nil || filepath.Base(a) != filepath.Base(b) {
+		return false
+	}
+	da, erra := os.Stat(filepath.Dir(a))
+	db, errb := os.Stat(filepath.Dir(b))
+	return erra == nil && errb == nil && os.SameFile(da, db)
+}
+
+// absPath is path made absolute, or cleaned when it cannot be.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
 }
 
 // outputsOf lists the files an output flag set writes.

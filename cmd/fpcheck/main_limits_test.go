@@ -84,12 +84,31 @@ func TestUsageRefusals(t *testing.T) {
 	if err := os.WriteFile(decl, []byte("posture: observe\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A baseline to read, and a directory named two ways.
+	base := filepath.Join(dir, "baseline.json")
+	if code, _, stderr := run(t, nil, "analyze", "--write-baseline", base, rec); code > 1 {
+		t.Fatalf("writing a baseline: exit %d, %s", code, stderr)
+	}
+	baseData, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outDir, outLink := filepath.Join(dir, "out"), filepath.Join(dir, "out-link")
+	if err := os.Mkdir(outDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outDir, outLink); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
 		says string
 	}{
 		{"--output over the input", []string{"analyze", "--output", "json=" + rec, rec}, "would overwrite the recording"},
+		{"--output over the baseline", []string{"analyze", "--baseline", base, "--output", "json=" + base, rec}, "would overwrite the baseline it reads"},
+		{"two --output to one file through a link", []string{"analyze", "--output", "json=" + filepath.Join(outDir, "r.json"), "--output", "sarif=" + filepath.Join(outLink, "r.json"), rec}, "is already written by another --output"},
+		{"--write-baseline and --output to one file", []string{"analyze", "--write-baseline", filepath.Join(outDir, "r.json"), "--output", "json=" + filepath.Join(outLink, ".", "r.json"), rec}, "name one file"},
 		{"--output over an input found in a directory", []string{"analyze", "--output", "json=" + filepath.Join(dir, ".", "run.jsonl"), dir}, "would overwrite the recording"},
 		{"--write-baseline over the input", []string{"analyze", "--write-baseline", rec, rec}, "--write-baseline"},
 		{"--write-baseline over the declarations", []string{"analyze", "--declarations", decl, "--write-baseline", decl, rec}, "would overwrite the declarations file"},
@@ -130,11 +149,13 @@ func TestUsageRefusals(t *testing.T) {
 			}
 		})
 	}
-	// Refreshing a baseline in place stays allowed.
-	base := filepath.Join(dir, "baseline.json")
-	if code, _, stderr := run(t, nil, "analyze", "--write-baseline", base, rec); code > 1 {
-		t.Fatalf("writing a baseline: exit %d, %s", code, stderr)
+	if got, _ := os.ReadFile(base); string(got) != string(baseData) {
+		t.Errorf("the baseline was overwritten")
 	}
+	if entries, _ := os.ReadDir(outDir); len(entries) > 0 {
+		t.Errorf("refused outputs were written: %v", entries)
+	}
+	// Refreshing a baseline in place stays allowed.
 	if code, _, stderr := run(t, nil, "analyze", "--baseline", base, "--write-baseline", base, rec); code > 1 {
 		t.Errorf("refreshing a baseline in place: exit %d, %s", code, stderr)
 	}

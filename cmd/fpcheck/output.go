@@ -65,7 +65,7 @@ func (o *outputFlags) specs() ([]outputSpec, error) {
 	text := report.TextOptions{Width: o.Width, Ledger: o.Ledger, Quiet: o.Quiet}
 	var extra []outputSpec
 	toStdout := false
-	seen := map[string]bool{}
+	var seen []string
 	for _, v := range o.Outputs {
 		format, path, ok := strings.Cut(v, "=")
 		if !ok || format == "" || path == "" {
@@ -74,14 +74,10 @@ func (o *outputFlags) specs() ([]outputSpec, error) {
 		if !slices.Contains(o.formats, format) {
 			return nil, flagErrorf("--output %s: format must be one of %s, not %q", v, strings.Join(o.formats, ", "), format)
 		}
-		key := path
-		if path != "-" {
-			key = filepath.Clean(path)
-		}
-		if seen[key] {
+		if slices.ContainsFunc(seen, func(p string) bool { return samePlace(p, path) }) {
 			return nil, flagErrorf("--output %s: %s is already written by another --output", v, path)
 		}
-		seen[key] = true
+		seen = append(seen, path)
 		if path == "-" {
 			toStdout = true
 		}

@@ -33,6 +33,7 @@ func TestOutputSpecs(t *testing.T) {
 		{name: "format and output to stdout", args: []string{"--format", "json", "--output", "sarif=-"}, wantErr: "both write to stdout"},
 		{name: "two to stdout", args: []string{"--output", "json=-", "--output", "sarif=-"}, wantErr: "already written"},
 		{name: "same file", args: []string{"--output", "json=x", "--output", "sarif=./x"}, wantErr: "already written"},
+		{name: "same file, once absolute", args: []string{"--output", "json=x", "--output", "sarif=" + absPath("x")}, wantErr: "already written"},
 		{name: "no path", args: []string{"--output", "sarif="}, wantErr: "FORMAT=PATH"},
 		{name: "html to a file", args: []string{"--output", "html=report.html"}, want: []outputSpec{{Format: "text", Path: "-", Text: unshaped}, {Format: "html", Path: "report.html", Text: unshaped}}},
 		{name: "html to stdout", args: []string{"--format", "html"}, want: []outputSpec{{Format: "html", Path: "-", Text: unshaped}}},
