@@ -40,6 +40,15 @@ func yamlWord(s string) bool {
 	return false
 }
 
+// maxImplicitKey is the longest key, as written, that the skeleton writes
+// as "key:". YAML looks no further than 1,024 characters for the ":" that
+// ends a key, so a longer one is written as an explicit key ("? key" and
+// ":" on the next line), which has no limit.
+const maxImplicitKey = 1000
+
+// blankName reports a tool name declarations refuse to name.
+func blankName(s string) bool { return strings.TrimSpace(s) == "" }
+
 // commentSafe keeps a string on one comment line.
 func commentSafe(s string) string {
 	for _, r := range s {
@@ -68,25 +77,46 @@ func Skeleton(sources []string, tools []SkeletonTool) []byte {
 ## this one in the recordings; keep only those whose results ground its
 ## arguments. Lines commented twice ("## ") are notes. See docs/declarations.md.
 `)
-	if len(tools) == 0 {
-		b.WriteString("## No run of these recordings offered or called a tool.\ntools: {}\n")
-	} else {
-		b.WriteString("tools:\n")
-	}
+	// A blank name is said and left out: declarations refuse it, so the
+	// skeleton would not parse.
+	var named []SkeletonTool
 	for _, t := range tools {
-		fmt.Fprintf(&b, "  %s:\n", yamlName(t.Name))
+		if blankName(t.Name) {
+			fmt.Fprintf(&b, "## Left out: a tool named %s, which declarations cannot name (a blank name is refused).\n", strconv.QuoteToASCII(t.Name))
+			continue
+		}
+		named = append(named, t)
+	}
+	switch {
+	case len(named) > 0:
+		b.WriteString("tools:\n")
+	case len(tools) > 0:
+		b.WriteString("## No other tool was offered or called.\ntools: {}\n")
+	default:
+		b.WriteString("## No run of these recordings offered or called a tool.\ntools: {}\n")
+	}
+	for _, t := range named {
+		if key := yamlName(t.Name); len(key) > maxImplicitKey {
+			fmt.Fprintf(&b, "  ? %s\n  :\n", key)
+		} else {
+			fmt.Fprintf(&b, "  %s:\n", key)
+		}
 		if !t.Called {
 			b.WriteString("    ## offered, never called in these recordings\n")
 		}
-		if len(t.Before) > 0 {
-			names := make([]string, len(t.Before))
-			for i, n := range t.Before {
-				names[i] = yamlName(n)
+		var names []string
+		for _, n := range t.Before {
+			if !blankName(n) {
+				names = append(names, yamlName(n))
 			}
+		}
+		if len(names) > 0 {
 			fmt.Fprintf(&b, "    ## argumentsFrom arms dangling-reference @compose and unsupported-argument @choice\n")
 			fmt.Fprintf(&b, "    # argumentsFrom: [%s]\n", strings.Join(names, ", "))
 			b.WriteString("    ## noticeEmptyLookups (with argumentsFrom) arms empty-lookup @write\n")
 			b.WriteString("    # noticeEmptyLookups: true\n")
+		} else if len(t.Before) > 0 {
+			b.WriteString("    ## only a tool with a blank name was called before it here, so no argumentsFrom to suggest\n")
 		} else {
 			b.WriteString("    ## no tool was called before it here, so no argumentsFrom to suggest\n")
 		}

@@ -114,3 +114,76 @@ func TestSkeletonHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSkeletonUnusualNames: a tool name longer than YAML's 1,024-character
+// limit on a plain key is written as an explicit key, and a blank name,
+// which declarations refuse, is said in a comment and left out (from the
+// argumentsFrom suggestions too), so that the skeleton parses as written
+// and uncommented.
+func TestSkeletonUnusualNames(t *testing.T) {
+	long := strings.Repeat("long_tool_", 200)
+	tests := []struct {
+		name  string
+		tools []checks.SkeletonTool
+		want  []string // the tools declared, in order
+		says  []string
+	}{
+		{"a long name", []checks.SkeletonTool{{Name: "a", Called: true}, {Name: long, Called: true, Before: []string{"a"}}, {Name: "z", Before: []string{long}}},
+			[]string{"a", long, "z"}, []string{"  ? " + long + "\n  :\n"}},
+		{"a long quoted name", []checks.SkeletonTool{{Name: long + " x", Called: true}}, []string{long + " x"}, []string{`  ? "` + long + ` x"` + "\n"}},
+		{"a blank name", []checks.SkeletonTool{{Name: "", Called: true}, {Name: "a", Called: true, Before: []string{""}}, {Name: "b", Before: []string{"", "a"}}},
+			[]string{"a", "b"}, []string{`## Left out: a tool named "", which declarations cannot name`, "only a tool with a blank name was called before it", "# argumentsFrom: [a]\n"}},
+		{"only blank names", []checks.SkeletonTool{{Name: " ", Called: true}}, nil, []string{`## Left out: a tool named " "`, "tools: {}"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			skel := checks.Skeleton([]string{"run.jsonl"}, tt.tools)
+			for _, s := range tt.says {
+				if !strings.Contains(string(skel), s) {
+					t.Errorf("skeleton does not say %q:\n%s", s, skel)
+				}
+			}
+			for _, data := range [][]byte{skel, []byte(uncomment.ReplaceAllString(string(skel), "$1"))} {
+				d, err := checks.ParseDeclarations("skel.yaml", data)
+				if err != nil {
+					t.Fatalf("skeleton does not parse: %v\n%s", err, data)
+				}
+				var got []string
+				for _, tool := range d.Tools {
+					got = append(got, tool.Name)
+				}
+				if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+					t.Errorf("skeleton declares %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestDeclarationsInitUnusualNames: end to end, the skeleton of a recording
+// whose tool has a long or a blank name is accepted by analyze as written.
+func TestDeclarationsInitUnusualNames(t *testing.T) {
+	demo, err := os.ReadFile("../../testdata/recordings/demo/triage.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tool := range map[string]string{"long": strings.Repeat("b", 2000), "blank": ""} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			rec, skel := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "skeleton.yaml")
+			if err := os.WriteFile(rec, []byte(strings.ReplaceAll(string(demo), `"backup_status"`, `"`+tool+`"`)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, stderr := run(t, nil, "declarations", "init", rec)
+			if code != 0 {
+				t.Fatalf("declarations init exit %d: %s", code, stderr)
+			}
+			if err := os.WriteFile(skel, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, stderr := run(t, nil, "analyze", "-q", "--declarations", skel, rec); code == 2 {
+				t.Errorf("analyze with the skeleton: exit 2: %s", stderr)
+			}
+		})
+	}
+}
