@@ -331,7 +331,12 @@ func (p *declParser) names(n *yaml.Node, tool, field, what, fixEmpty string) ([]
 	seen := make(map[string]bool, len(n.Content))
 	for i, c := range n.Content {
 		c = p.deref(c)
-		if c.Kind != yaml.ScalarNode || isNull(c) || strings.TrimSpace(c.Value) == "" {
+		switch {
+		case c.Kind == yaml.SequenceNode:
+			return nil, p.fail(c, tool, field, "%s has a list at position %d, not a tool name; write the names in one list, [a, b], not [[a, b]]", what, i+1)
+		case c.Kind == yaml.MappingNode:
+			return nil, p.fail(c, tool, field, "%s has a mapping at position %d, not a tool name; write the tool's name there", what, i+1)
+		case c.Kind != yaml.ScalarNode || isNull(c) || strings.TrimSpace(c.Value) == "":
 			return nil, p.fail(c, tool, field, "%s has a blank entry at position %d; write a tool name there or delete the entry", what, i+1)
 		}
 		if !seen[c.Value] {
