@@ -16,23 +16,33 @@ type NamedTool struct {
 	Line int
 }
 
-// ToolNames lists every place the declarations name a tool, in declaration
-// order: each tool's own entry, then the tools its arguments come from, then
-// each map's tools.
+// ToolNames lists each tool the declarations name once, at the first place
+// it is named, in declaration order: each tool's own entry, then the tools
+// its arguments come from, then each map's tools. Once, because a YAML
+// alias names a list again wherever it is used: a few kilobytes of them
+// name one tool hundreds of thousands of times, and a report that told
+// each would say the same sentence as often.
 func (d *Declarations) ToolNames() []NamedTool {
 	if d == nil {
 		return nil
 	}
 	var out []NamedTool
+	seen := map[string]bool{}
+	add := func(name, field string) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, NamedTool{Name: name, Field: field})
+		}
+	}
 	for _, t := range d.Tools {
-		out = append(out, NamedTool{Name: t.Name, Field: "tools"})
+		add(t.Name, "tools")
 		for _, g := range t.ArgumentsFrom {
-			out = append(out, NamedTool{Name: g, Field: "tools." + t.Name + ".argumentsFrom"})
+			add(g, "tools."+t.Name+".argumentsFrom")
 		}
 	}
 	for _, m := range d.Maps {
 		for _, t := range m.Tools {
-			out = append(out, NamedTool{Name: t, Field: "maps." + m.ID + ".tools"})
+			add(t, "maps."+m.ID+".tools")
 		}
 	}
 	return out
