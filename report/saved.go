@@ -43,6 +43,31 @@ type Provenance struct {
 	Shard *Shard
 	// Total is how many inputs the arguments named before sharding.
 	Total int
+	// Listing is ListingDigest of those inputs, in order: what shards of
+	// one invocation split, so that shards of other listings that happen
+	// to agree on the count and the total are told apart. Empty in a
+	// report written before it.
+	Listing string
+}
+
+// ListingDigest names an ordered list of inputs by the directory or
+// bucket each was found under and its path, as "sha256:<hex>".
+func ListingDigest(inputs []Scenario) string {
+	h := sha256.New()
+	for _, in := range inputs {
+		// Lengths first, so that no root and path run into another's.
+		fmt.Fprintf(h, "%d:%s%d:%s", len(in.Root), in.Root, len(in.Path), in.Path)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// InputsListing is ListingDigest of the inputs' roots and paths.
+func InputsListing(inputs []InputResult) string {
+	l := make([]Scenario, len(inputs))
+	for i, in := range inputs {
+		l[i] = Scenario{Root: in.Root, Path: in.Path}
+	}
+	return ListingDigest(l)
 }
 
 // Shard is shard Index (0-based) of Count.
@@ -62,12 +87,14 @@ type savedInput = savedInputOf[[]RunResult]
 // evidenceDoc is the evidence section, R being how an input's runs are
 // held.
 type evidenceDoc[R any] struct {
-	Version      int               `json:"version"`
-	Declarations *string           `json:"declarations"`
-	Posture      string            `json:"posture"`
-	Shard        *Shard            `json:"shard"`
-	Total        int               `json:"total"`
-	Inputs       []savedInputOf[R] `json:"inputs"`
+	Version      int     `json:"version"`
+	Declarations *string `json:"declarations"`
+	Posture      string  `json:"posture"`
+	Shard        *Shard  `json:"shard"`
+	Total        int     `json:"total"`
+	// Listing is Provenance.Listing; absent when not known.
+	Listing string            `json:"listing,omitempty"`
+	Inputs  []savedInputOf[R] `json:"inputs"`
 	// ExplainFlags are Options.ExplainFlags, so that a report rebuilt
 	// from this one prints the same explain commands.
 	ExplainFlags []string `json:"explainFlags"`
@@ -107,6 +134,7 @@ func jsonEvidenceOf(r *Report, s *jsonStream) *evidenceDoc[*jsonList] {
 		Posture:      p.Posture,
 		Shard:        p.Shard,
 		Total:        p.Total,
+		Listing:      p.Listing,
 		Inputs:       []savedInputOf[*jsonList]{},
 		ExplainFlags: nonNil(r.Options.ExplainFlags),
 		Excluded:     []savedExcluded{},
@@ -297,7 +325,10 @@ func savedRun(r RunResult) RunResult {
 // take checks the decoded evidence for what a crafted report could hold
 // and keeps it.
 func (s *Saved) take(ev *jsonEvidence) error {
-	s.Provenance = Provenance{Posture: ev.Posture, Shard: ev.Shard, Total: ev.Total}
+	s.Provenance = Provenance{Posture: ev.Posture, Shard: ev.Shard, Total: ev.Total, Listing: ev.Listing}
+	if ev.Listing != "" && !strings.HasPrefix(ev.Listing, "sha256:") {
+		return fmt.Errorf("evidence.listing is %q, not a sha256: digest", ev.Listing)
+	}
 	s.Options.ExplainFlags = ev.ExplainFlags
 	for _, e := range ev.Excluded {
 		if e.Pattern == "" {

@@ -279,7 +279,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	j.inputs = nil
 	leaveOut(rep, excluded)
 	rep.Provenance = j.prov
-	rep.Provenance.Shard, rep.Provenance.Total = shard, len(entries)
+	rep.Provenance.Shard, rep.Provenance.Total, rep.Provenance.Listing = shard, len(entries), listing(entries)
 	if stream != nil {
 		if streamErr == nil {
 			streamErr = stream.Summary(rep)

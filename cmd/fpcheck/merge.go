@@ -44,8 +44,9 @@ build does not read is refused by name. Each report's evidence section is
 judged again, so its rendered counts are never trusted as written.
 
 The shards of one analysis must all be given: merge refuses a set with a
-shard missing or given twice, or shards that do not add up to the inputs they
-split. Shards are put back in the order of the inputs they split. Reports and
+shard missing or given twice, shards that do not add up to the inputs they
+split, or shards of different listings (each names the inputs it split by a
+digest of their directories and paths). Shards are put back in the order of the inputs they split. Reports and
 recordings must have been judged with the same declarations and posture.
 
 --kind, --limit, --fail-on, --allow-unmeasured, --allow-damaged and
@@ -186,7 +187,7 @@ func mergeRun(o *MergeOptions) error {
 	}
 	leaveOut(rep, excluded)
 	rep.Provenance = j.prov
-	rep.Provenance.Total = len(j.inputs)
+	rep.Provenance.Total, rep.Provenance.Listing = len(j.inputs), report.InputsListing(j.inputs)
 	if err := writeReport(o.IO, specs, o.Global.Color, rep); err != nil {
 		return err
 	}

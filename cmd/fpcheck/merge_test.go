@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -174,5 +175,73 @@ func TestDiffOfSavedReportsEqualsDiffOfRecordings(t *testing.T) {
 				t.Errorf("diff saved base against recorded head: exit %d, want %d (%s)", code, wantCode, stderr)
 			}
 		})
+	}
+}
+
+// Shards agreeing on the count and the total are still refused when they
+// split other listings: shards of another directory, a shard that does not
+// say what it split, a listing edited after the fact.
+func TestMergeRefusesShardsOfAnotherListing(t *testing.T) {
+	dir := t.TempDir()
+	formats := "../../testdata/recordings/formats/"
+	for _, d := range []string{"A", "B"} {
+		for i, name := range []string{"a", "b", "c", "d"} {
+			src := "clean.jsonl"
+			if d == "A" && name == "b" {
+				src = "defect.jsonl"
+			}
+			data, err := os.ReadFile(formats + src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = []byte(strings.ReplaceAll(string(data), "run-1796025700000-1", "run-"+itoa(i)))
+			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, d, name+".jsonl"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a := analyzeShards(t, dir, 2, filepath.Join(dir, "A"))
+	shardOf := func(from string, i int, edit func(string) string) string {
+		p := filepath.Join(t.TempDir(), from+"-"+itoa(i)+".json")
+		run(t, nil, "analyze", "--shard", itoa(i)+"/2", "--output", "json="+p, filepath.Join(dir, from))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(edit(string(data))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	same := func(s string) string { return s }
+	unlisted := func(s string) string {
+		return regexp.MustCompile(`\n\s*"listing": "[^"]*",`).ReplaceAllString(s, "")
+	}
+	renamed := func(s string) string { return strings.ReplaceAll(s, `d.jsonl"`, `e.jsonl"`) }
+	for _, tt := range []struct {
+		name   string
+		shards []string
+		want   string
+	}{
+		{"shards of another directory", []string{shardOf("A", 0, same), shardOf("B", 1, same)}, "split different listings of 4 inputs: inputs under "},
+		{"a shard that does not say what it split", []string{shardOf("A", 0, unlisted), shardOf("A", 1, unlisted)}, "written without the listing it split"},
+		{"inputs renamed in every shard", []string{shardOf("A", 0, renamed), shardOf("A", 1, renamed)}, "hold inputs whose names are not those of the listing"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, nil, append([]string{"merge", "--format", "json"}, tt.shards...)...)
+			if code != int(ExitUsage) || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tt.want)
+			}
+			if stdout != "" {
+				t.Errorf("a refused merge wrote a report:\n%s", head(stdout))
+			}
+		})
+	}
+	// The shards of the one directory merge, and fail on its defect.
+	if code, _, stderr := run(t, nil, append([]string{"merge", "--format", "json"}, a...)...); code != int(ExitDefects) {
+		t.Errorf("merge of the shards of one listing: exit %d, want 1 (%s)", code, stderr)
 	}
 }

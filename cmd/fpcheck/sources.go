@@ -415,12 +415,70 @@ func judgementName(p report.Provenance) string {
 }
 
 // shardSet is the saved shard reports of one analysis: same shard count,
-// same total.
+// same total, same listing.
 type shardSet struct {
 	count, total int
 	have         map[int]string
 	inputs       []report.InputResult
 	at           int // position of the first member among the chunks
+	// first is the first member read, whose listing every other member
+	// must carry.
+	first *report.Saved
+}
+
+// listing is the digest of what the entries list, in order: what a shard
+// says it split.
+func listing(entries []entry) string {
+	l := make([]report.Scenario, len(entries))
+	for i, e := range entries {
+		l[i] = report.Scenario{Root: e.root, Path: e.path}
+	}
+	return report.ListingDigest(l)
+}
+
+// sameListing refuses a shard whose listing is not the first member's: the
+// workers were given other inputs, or found them under other directories,
+// and the count and total agreeing by chance proves nothing.
+func (set *shardSet) sameListing(s *report.Saved) error {
+	if s.Provenance.Listing == "" {
+		return fmt.Errorf("%s is shard %s written without the listing it split (evidence.listing), so a merge cannot tell that its shards split one listing; analyze its inputs again with this build",
+			s.Name, s.Provenance.Shard)
+	}
+	if set.first == nil {
+		set.first = s
+		return nil
+	}
+	if s.Provenance.Listing == set.first.Provenance.Listing {
+		return nil
+	}
+	what := "other inputs"
+	if a, b := rootsOf(set.first), rootsOf(s); a != "" && b != "" && a != b {
+		what = fmt.Sprintf("inputs under %s and under %s", a, b)
+	}
+	return fmt.Errorf("%s (shard %s) and %s (shard %s) split different listings of %d inputs: %s; shards merge only when every worker was given the same inputs under the same directory arguments",
+		set.first.Name, set.first.Provenance.Shard, s.Name, s.Provenance.Shard, set.total, what)
+}
+
+// rootsOf names the directories a saved report's inputs were found under,
+// the first few, for a message; empty when it holds no input.
+func rootsOf(s *report.Saved) string {
+	var roots []string
+	for _, in := range s.Inputs {
+		r := in.Root
+		if r == "" {
+			r = "files named themselves"
+		} else {
+			r = safeName(r)
+		}
+		if !slices.Contains(roots, r) {
+			roots = append(roots, r)
+		}
+	}
+	slices.Sort(roots)
+	if len(roots) > 3 {
+		roots = append(roots[:3], fmt.Sprintf("%d more", len(roots)-3))
+	}
+	return strings.Join(roots, ", ")
 }
 
 // combine puts the inputs in the order one invocation would have read
@@ -453,6 +511,9 @@ func combine(entries []entry, loaded []report.InputResult) ([]report.InputResult
 			order = append(order, key)
 			chunks = append(chunks, chunk{})
 		}
+		if err := set.sameListing(e.saved); err != nil {
+			return nil, err
+		}
 		if prev, dup := set.have[sh.Index]; dup {
 			return nil, fmt.Errorf("%s and %s are both shard %s; each shard is merged once", prev, e.saved.Name, sh)
 		}
@@ -479,6 +540,9 @@ func combine(entries []entry, loaded []report.InputResult) ([]report.InputResult
 			if in.Index != i {
 				return nil, fmt.Errorf("the %d shards do not split one listing of inputs (input position %d is held twice or not at all); were they analyzed over the same inputs?", set.count, i)
 			}
+		}
+		if report.InputsListing(set.inputs) != set.first.Provenance.Listing {
+			return nil, fmt.Errorf("the %d shards hold inputs whose names are not those of the listing they say they split (evidence.listing); were they analyzed over the same inputs, or edited?", set.count)
 		}
 		chunks[set.at].inputs = set.inputs
 	}
