@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fpcheck/fpcheck/recording"
@@ -377,7 +379,50 @@ func (s *Saved) take(ev *jsonEvidence) error {
 		}
 		s.Inputs = append(s.Inputs, in)
 	}
+	if ev.Shard != nil {
+		// A shard's positions are proven when its set is put together.
+		return nil
+	}
+	// A whole report holds every position below its total, once: one with
+	// inputs taken out would pass for all of them.
+	if len(ev.Inputs) != ev.Total {
+		held := make([]int, len(ev.Inputs))
+		for i, si := range ev.Inputs {
+			held[i] = si.Index
+		}
+		return fmt.Errorf("evidence.total says %d inputs, but the evidence holds %d (%s); a report of part of its inputs never passes for all of them",
+			ev.Total, len(ev.Inputs), MissingText("position", held, ev.Total))
+	}
+	if ev.Listing != "" && InputsListing(s.Inputs) != ev.Listing {
+		return fmt.Errorf("evidence.inputs do not name the inputs of the listing the report says it read (evidence.listing); it was edited")
+	}
 	return nil
+}
+
+// MissingText says which of 0..n-1 are not among held (distinct, each
+// below n): the first few and how many in all, for a message. It costs
+// what held does, however large n is.
+func MissingText(what string, held []int, n int) string {
+	held = slices.Sorted(slices.Values(held))
+	var first []string
+	next := 0
+	for _, h := range append(held, n) {
+		for ; next < h && len(first) < 3; next++ {
+			first = append(first, strconv.Itoa(next))
+		}
+		next = h + 1
+		if len(first) == 3 {
+			break
+		}
+	}
+	missing := n - len(held)
+	switch {
+	case missing == 1:
+		return what + " " + first[0] + " missing"
+	case missing > len(first):
+		return fmt.Sprintf("%d %ss missing: %s, …", missing, what, strings.Join(first, ", "))
+	}
+	return fmt.Sprintf("%ss %s missing", what, strings.Join(first, ", "))
 }
 
 // jsonErrorText words a decoding error with the line of data it happened

@@ -54,7 +54,7 @@ func TestSavedRoundTripEveryFormat(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.r.Provenance = Provenance{Declarations: "sha256:00", Posture: "observe", Shard: &Shard{Index: 1, Count: 3}, Total: len(c.r.Sources) + 2}
+			c.r.Provenance = Provenance{Declarations: "sha256:00", Posture: "observe", Shard: &Shard{Index: 1, Count: 3}, Total: len(c.r.Sources) + 2, Listing: "sha256:ab"}
 			for i := range c.r.Sources {
 				c.r.Sources[i].Index, c.r.Sources[i].Root = i+1, "recordings"
 			}
@@ -137,6 +137,14 @@ func TestReadSavedRefusals(t *testing.T) {
 			}},
 		{name: "total below inputs", want: "evidence.total says 0 inputs, but the evidence holds 1",
 			edit: func(s string) string { return strings.Replace(s, `"total": 1`, `"total": 0`, 1) }},
+		{name: "whole report missing inputs", want: "evidence.total says 4 inputs, but the evidence holds 1 (positions 1, 2, 3 missing); a report of part of its inputs never passes for all of them",
+			edit: func(s string) string { return strings.Replace(s, `"total": 1`, `"total": 4`, 1) }},
+		{name: "whole report of another listing", want: "evidence.inputs do not name the inputs of the listing the report says it read",
+			edit: func(s string) string {
+				return strings.Replace(s, `"total": 1,`, `"total": 1, "listing": "sha256:00",`, 1)
+			}},
+		{name: "listing not a digest", want: `evidence.listing is "runs", not a sha256: digest`,
+			edit: func(s string) string { return strings.Replace(s, `"total": 1,`, `"total": 1, "listing": "runs",`, 1) }},
 		{name: "crafted shard", want: "evidence.shard is 4/2",
 			edit: func(s string) string {
 				return strings.Replace(s, `"shard": null`, `"shard": {"index": 4, "count": 2}`, 1)
@@ -161,6 +169,25 @@ func TestReadSavedRefusals(t *testing.T) {
 				t.Errorf("error %q does not name the file", err)
 			}
 		})
+	}
+}
+
+func TestMissingText(t *testing.T) {
+	for _, tt := range []struct {
+		held []int
+		n    int
+		want string
+	}{
+		{[]int{0, 2}, 3, "position 1 missing"},
+		{[]int{3, 0}, 4, "positions 1, 2 missing"},
+		{[]int{0, 1, 5}, 6, "positions 2, 3, 4 missing"},
+		{[]int{0, 6}, 7, "5 positions missing: 1, 2, 3, …"},
+		{[]int{7}, 1_000_000_000_000, "999999999999 positions missing: 0, 1, 2, …"},
+		{nil, 2, "positions 0, 1 missing"},
+	} {
+		if got := MissingText("position", tt.held, tt.n); got != tt.want {
+			t.Errorf("MissingText(%v, %d) = %q, want %q", tt.held, tt.n, got, tt.want)
+		}
 	}
 }
 

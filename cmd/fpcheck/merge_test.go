@@ -245,3 +245,33 @@ func TestMergeRefusesShardsOfAnotherListing(t *testing.T) {
 		t.Errorf("merge of the shards of one listing: exit %d, want 1 (%s)", code, stderr)
 	}
 }
+
+// A whole report whose total names more inputs than it holds is refused by
+// merge and by diff: it would pass for a report of all of them.
+func TestSavedReportMissingInputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.json")
+	run(t, nil, "analyze", "--exclude", "golden", "--output", "json="+full, "../../testdata/recordings/formats")
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := regexp.MustCompile(`\n    "total": ([0-9]+),`)
+	m := total.FindStringSubmatch(string(data))
+	if m == nil {
+		t.Fatal("no evidence.total in the report")
+	}
+	n, _ := strconv.Atoi(m[1])
+	holes := filepath.Join(dir, "holes.json")
+	edited := strings.Replace(string(data), m[0], "\n    \"total\": "+itoa(n+2)+",", 1)
+	if err := os.WriteFile(holes, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "evidence.total says " + itoa(n+2) + " inputs, but the evidence holds " + itoa(n) + " (positions " + itoa(n) + ", " + itoa(n+1) + " missing)"
+	for _, args := range [][]string{{"merge", holes}, {"diff", holes, holes}, {"diff", full, holes}} {
+		code, stdout, stderr := run(t, nil, args...)
+		if code != int(ExitUsage) || !strings.Contains(stderr, want) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2, %q and no report", args[0], code, stderr, head(stdout), want)
+		}
+	}
+}
