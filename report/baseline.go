@@ -39,6 +39,11 @@ type BaselineEntry struct {
 	// well; when set they must agree with it.
 	Kind string `json:"kind"`
 	Seam string `json:"seam"`
+	// Advisory says which finding of the identity the entry accepts: the
+	// advisory (true) or the defect (false). The identity leaves the class
+	// out, so a doubt and a contradiction about the same subjects share
+	// it; accepting the doubt must not accept the contradiction.
+	Advisory bool `json:"advisory"`
 	// Reason says why the finding was accepted; free text.
 	Reason string `json:"reason"`
 	// Expires is a date, YYYY-MM-DD, from which the acceptance no longer
@@ -93,6 +98,43 @@ type baselineFile struct {
 	Entries *[]BaselineEntry `json:"entries"`
 }
 
+// baselineFileIn is the on-disk shape as it is read: a field an entry
+// leaves out is told from one it states empty.
+type baselineFileIn struct {
+	Version *int            `json:"version"`
+	Entries *[]baselineRead `json:"entries"`
+}
+
+type baselineRead struct {
+	Identity string `json:"identity"`
+	Kind     string `json:"kind"`
+	Seam     string `json:"seam"`
+	Advisory *bool  `json:"advisory"`
+	Reason   string `json:"reason"`
+	Expires  string `json:"expires"`
+}
+
+// classKey is what a baseline entry accepts and a diff matches a finding
+// by: its identity and its class. The gate counts defects and advisories
+// apart, so the advisory and the defect of one identity are two findings.
+func classKey(identity string, advisory bool) string {
+	if advisory {
+		return identity + "\x00advisory"
+	}
+	return identity
+}
+
+func (f Finding) classKey() string       { return classKey(f.Identity, f.Advisory) }
+func (e BaselineEntry) classKey() string { return classKey(e.Identity, e.Advisory) }
+
+// className words a class for a message.
+func className(advisory bool) string {
+	if advisory {
+		return "advisory"
+	}
+	return "defect"
+}
+
 // ParseBaseline reads a baseline file's bytes. Unknown fields are refused: a
 // misspelt "expires" would otherwise accept a finding for ever. Entries must
 // have an identity, a valid expiry date when one is given, a kind and seam
@@ -103,7 +145,7 @@ func ParseBaseline(path string, data []byte) (*Baseline, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var f baselineFile
+	var f baselineFileIn
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fail("the file is empty; write one with 'fpcheck baseline write RECORDING...'")
@@ -124,17 +166,22 @@ func ParseBaseline(path string, data []byte) (*Baseline, error) {
 	case f.Entries == nil:
 		return nil, fail("no \"entries\" list (an empty baseline is \"entries\": [])")
 	}
-	b := &Baseline{Path: path, Entries: *f.Entries}
+	b := &Baseline{Path: path, Entries: make([]BaselineEntry, 0, len(*f.Entries))}
 	seen := map[string]int{}
-	for i, e := range b.Entries {
+	for i, r := range *f.Entries {
 		n := i + 1
-		if e.Identity == "" {
+		if r.Identity == "" {
 			return nil, fail("entry %d has no identity", n)
 		}
-		if prev, ok := seen[e.Identity]; ok {
-			return nil, fail("entries %d and %d accept the same identity %q; keep one", prev, n, Sanitize(e.Identity))
+		if r.Advisory == nil {
+			return nil, fail("entry %d has no \"advisory\": say whether it accepts the advisory (true) or the defect (false) of its identity, which the two share", n)
 		}
-		seen[e.Identity] = n
+		e := BaselineEntry{Identity: r.Identity, Kind: r.Kind, Seam: r.Seam, Advisory: *r.Advisory, Reason: r.Reason, Expires: r.Expires}
+		b.Entries = append(b.Entries, e)
+		if prev, ok := seen[e.classKey()]; ok {
+			return nil, fail("entries %d and %d accept the same %s, identity %q; keep one", prev, n, className(e.Advisory), Sanitize(e.Identity))
+		}
+		seen[e.classKey()] = n
 		if e.Expires != "" {
 			if _, err := time.Parse(time.DateOnly, e.Expires); err != nil {
 				return nil, fail("entry %d: expires %q is not a date of the form YYYY-MM-DD", n, Sanitize(e.Expires))
@@ -164,7 +211,23 @@ func (b *Baseline) Encode(w io.Writer) error {
 }
 
 func sortEntries(es []BaselineEntry) {
-	slices.SortFunc(es, func(a, b BaselineEntry) int { return strings.Compare(a.Identity, b.Identity) })
+	slices.SortFunc(es, func(a, b BaselineEntry) int {
+		if c := strings.Compare(a.Identity, b.Identity); c != 0 {
+			return c
+		}
+		return cmpBool(a.Advisory, b.Advisory)
+	})
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // BaselineOptions shape a baseline written from a report.
@@ -178,25 +241,26 @@ type BaselineOptions struct {
 }
 
 // NewBaseline accepts every real finding of the report, defects and
-// advisories alike, whatever the kind filter or limit showed. Synthetic
-// canaries are never baselined: they are not defects of the run.
+// advisories alike, each in its class, whatever the kind filter or limit
+// showed. Synthetic canaries are never baselined: they are not defects of
+// the run.
 func NewBaseline(r *Report, o BaselineOptions) *Baseline {
 	prev := map[string]BaselineEntry{}
 	if o.Previous != nil {
 		for _, e := range o.Previous.Entries {
-			prev[e.Identity] = e
+			prev[e.classKey()] = e
 		}
 	}
 	seen := map[string]bool{}
 	b := &Baseline{Entries: []BaselineEntry{}}
 	for _, run := range r.Runs {
 		for _, f := range run.allFindings {
-			if f.Synthetic || seen[f.Identity] {
+			if f.Synthetic || seen[f.classKey()] {
 				continue
 			}
-			seen[f.Identity] = true
-			e := BaselineEntry{Identity: f.Identity, Kind: f.Kind, Seam: f.Seam, Reason: o.Reason, Expires: o.Expires}
-			if p, ok := prev[f.Identity]; ok {
+			seen[f.classKey()] = true
+			e := BaselineEntry{Identity: f.Identity, Kind: f.Kind, Seam: f.Seam, Advisory: f.Advisory, Reason: o.Reason, Expires: o.Expires}
+			if p, ok := prev[f.classKey()]; ok {
 				e.Reason, e.Expires = p.Reason, p.Expires
 			}
 			b.Entries = append(b.Entries, e)
@@ -226,20 +290,20 @@ func applyBaseline(run *Run, all []Finding, opts Options) {
 	}
 	idx := make(map[string]BaselineEntry, len(opts.Baseline.Entries))
 	for _, e := range opts.Baseline.Entries {
-		idx[e.Identity] = e
+		idx[e.classKey()] = e
 	}
 	accepted := map[string]bool{}
 	mark := func(f *Finding) {
-		e, ok := idx[f.Identity]
+		e, ok := idx[f.classKey()]
 		if !ok || f.Synthetic {
 			return
 		}
 		f.Baseline = &BaselineMark{Reason: e.Reason, Expires: e.Expires, Expired: e.expired(opts.Today)}
-		if !slices.Contains(run.baselineHits, f.Identity) {
-			run.baselineHits = append(run.baselineHits, f.Identity)
+		if !slices.Contains(run.baselineHits, f.classKey()) {
+			run.baselineHits = append(run.baselineHits, f.classKey())
 		}
 		if !f.Baseline.Expired {
-			accepted[f.Identity] = true
+			accepted[f.classKey()] = true
 		}
 	}
 	for i := range all {
@@ -266,7 +330,7 @@ func applyBaseline(run *Run, all []Finding, opts Options) {
 			continue
 		}
 		lc.real++
-		if accepted[f.Identity] {
+		if accepted[f.classKey()] {
 			continue
 		}
 		if f.Advisory {
@@ -347,14 +411,14 @@ func summarizeBaseline(b *Baseline, today string, runs []Run) *BaselineReport {
 		}
 		for _, f := range run.allFindings {
 			if f.Baseline != nil && !f.Baseline.Expired {
-				accepted[f.Identity] = true
+				accepted[f.classKey()] = true
 			}
 		}
 	}
 	br := &BaselineReport{Path: b.Path, Entries: len(b.Entries), Accepted: len(accepted), Expired: []BaselineEntry{}, Stale: []BaselineEntry{}}
 	for _, e := range b.Entries {
 		switch {
-		case !hit[e.Identity]:
+		case !hit[e.classKey()]:
 			br.Stale = append(br.Stale, e)
 		case e.expired(today):
 			br.Expired = append(br.Expired, e)

@@ -19,9 +19,10 @@ func TestParseBaselineRefusals(t *testing.T) {
 		{"no entries", `{"version":1}`, `no "entries" list`},
 		{"unknown field", `{"version":1,"entries":[{"identity":"x @y [] p ","expiry":"2020-01-01"}]}`, `unknown field "expiry"`},
 		{"no identity", `{"version":1,"entries":[{"reason":"r"}]}`, "entry 1 has no identity"},
-		{"bad date", `{"version":1,"entries":[{"identity":"a @b [] ","expires":"31/12/2026"}]}`, "not a date of the form YYYY-MM-DD"},
-		{"duplicate", `{"version":1,"entries":[{"identity":"a @b [] "},{"identity":"a @b [] "}]}`, "entries 1 and 2 accept the same identity"},
-		{"kind mismatch", `{"version":1,"entries":[{"identity":"a @b [] ","kind":"c","seam":"b"}]}`, "do not match its identity"},
+		{"bad date", `{"version":1,"entries":[{"identity":"a @b [] ","advisory":false,"expires":"31/12/2026"}]}`, "not a date of the form YYYY-MM-DD"},
+		{"duplicate", `{"version":1,"entries":[{"identity":"a @b [] ","advisory":true},{"identity":"a @b [] ","advisory":true}]}`, `entries 1 and 2 accept the same advisory, identity "a @b [] "`},
+		{"kind mismatch", `{"version":1,"entries":[{"identity":"a @b [] ","advisory":false,"kind":"c","seam":"b"}]}`, "do not match its identity"},
+		{"no class", `{"version":1,"entries":[{"identity":"a @b [] ","advisory":false},{"identity":"a @b [] "}]}`, `entry 2 has no "advisory": say whether it accepts the advisory (true) or the defect (false)`},
 		{"trailing", `{"version":1,"entries":[]} {}`, "more than one JSON value"},
 	}
 	for _, tt := range tests {
@@ -109,7 +110,7 @@ func TestBaselineAcceptedExpiredStale(t *testing.T) {
 	dangling := "dangling-reference @compose [tool screen_fire + tool whats_here]  "
 	claimNav := "unsupported-claim @claim [entity screen2] nav "
 	scope := "unsupported-claim @claim [entity screen2] scope "
-	all := []BaselineEntry{{Identity: wire}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope}}
+	all := []BaselineEntry{{Identity: wire}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope, Advisory: true}}
 	tests := []struct {
 		name       string
 		entries    []BaselineEntry
@@ -125,9 +126,11 @@ func TestBaselineAcceptedExpiredStale(t *testing.T) {
 		{name: "no baseline entry matches", entries: []BaselineEntry{{Identity: "x @y [] "}}, today: testToday, exit: ExitDefects, defects: 3, stale: 1, headline: HeadlineFindings, wantInText: "stale: \"x @y [] \""},
 		{name: "all accepted", entries: all, today: testToday, exit: ExitGreen, baselined: 4, headline: HeadlineBaselined, wantInText: "BASELINED ONLY"},
 		{name: "one defect left", entries: all[:2], today: testToday, exit: ExitDefects, defects: 1, baselined: 2, headline: HeadlineFindings, wantInText: "Also listed: 2 findings accepted by the baseline"},
-		{name: "expired entry fails again", entries: []BaselineEntry{{Identity: wire, Expires: "2026-11-30"}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope}},
+		{name: "expired entry fails again", entries: []BaselineEntry{{Identity: wire, Expires: "2026-11-30"}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope, Advisory: true}},
 			today: testToday, exit: ExitDefects, defects: 1, baselined: 3, expired: 1, headline: HeadlineFindings, wantInText: "BASELINE EXPIRED on 2026-11-30 (fails again)"},
-		{name: "not yet expired", entries: []BaselineEntry{{Identity: wire, Expires: "2026-12-01"}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope}},
+		{name: "an entry for the defect does not accept the advisory", entries: []BaselineEntry{{Identity: wire}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope}},
+			today: testToday, exit: ExitGreen, baselined: 3, stale: 1, headline: HeadlineFindings, wantInText: "stale: \"" + scope + "\""},
+		{name: "not yet expired", entries: []BaselineEntry{{Identity: wire, Expires: "2026-12-01"}, {Identity: dangling}, {Identity: claimNav}, {Identity: scope, Advisory: true}},
 			today: testToday, exit: ExitGreen, baselined: 4, headline: HeadlineBaselined, wantInText: "until 2026-12-01"},
 	}
 	for _, tt := range tests {

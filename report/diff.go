@@ -339,9 +339,10 @@ func runUnmeasured(run *Run) (bool, string) {
 // again), then by the prompt of their first turn (PromptKey, in recording
 // order among runs of the same prompt), then, when each side holds one run
 // and nothing else, by scenario; a run left over is listed as such, never
-// paired by position. Findings are compared by identity across the whole
-// scenario: a defect one run of the base carried and another run of the
-// head carries persists.
+// paired by position. Findings are compared by identity and class across
+// the whole scenario: a defect one run of the base carried and another run
+// of the head carries persists, an advisory the head files as a defect is
+// a new defect.
 // Reports should be built without a kind filter or a limit; the diff reads
 // every finding either way.
 func NewDiff(base, head *Report, pairs []InputPair, o DiffOptions) *Diff {
@@ -414,16 +415,37 @@ func unmatchedWhy(m runMatch) string {
 	return fmt.Sprintf("Head run %s was not compared: no base run of this scenario carries its run id or its first turn's prompt, and runs are never paired by position. Its coverage has nothing to be held against.", runLabel(m.head))
 }
 
-// scenarioFindings are the finding identities of a scenario's runs on each
-// side: a finding is new only when no run of the base carried it.
+// scenarioFindings are the finding identities, with their class, of a
+// scenario's runs on each side: a finding is new only when no run of the
+// base carried it as a finding of its class.
 type scenarioFindings struct{ base, head map[string]bool }
 
 func identities(runs []*Run) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range runs {
-		for _, f := range uniqueAll(r) {
-			out[f.Identity] = true
+		for _, f := range classedFindings(r) {
+			out[f.classKey()] = true
 		}
+	}
+	return out
+}
+
+// classedFindings is every real finding of the run, one per identity and
+// class: an advisory and a defect of one identity are two findings to the
+// gate, so a diff holds each against the other side's.
+func classedFindings(run *Run) []Finding {
+	src := run.allFindings
+	if src == nil {
+		src = run.Findings
+	}
+	var out []Finding
+	seen := map[string]bool{}
+	for _, f := range src {
+		if f.Synthetic || seen[f.classKey()] {
+			continue
+		}
+		seen[f.classKey()] = true
+		out = append(out, f)
 	}
 	return out
 }
@@ -505,10 +527,10 @@ func diffRun(base, head *Run, scene scenarioFindings, o DiffOptions) RunDiff {
 	advisoryFails := o.failOn() == FailOnAdvisory
 	var baseF, headF []Finding
 	if base != nil {
-		baseF = uniqueAll(base)
+		baseF = classedFindings(base)
 	}
 	if head != nil {
-		headF = uniqueAll(head)
+		headF = classedFindings(head)
 		rd.HeadUnmeasured, rd.HeadUnmeasuredWhy = runUnmeasured(head)
 	}
 	var persisting []FindingChange
@@ -516,7 +538,9 @@ func diffRun(base, head *Run, scene scenarioFindings, o DiffOptions) RunDiff {
 		gated := !f.Advisory || advisoryFails
 		expired := f.Baseline != nil && f.Baseline.Expired
 		accepted := f.Baseline != nil && !f.Baseline.Expired
-		if scene.base[f.Identity] {
+		// An advisory that became a defect is a new defect, and a defect
+		// that became an advisory a resolved defect beside a new advisory.
+		if scene.base[f.classKey()] {
 			persisting = append(persisting, FindingChange{Change: ChangePersisting, Finding: f, Fails: gated && expired})
 			continue
 		}
@@ -524,7 +548,7 @@ func diffRun(base, head *Run, scene scenarioFindings, o DiffOptions) RunDiff {
 	}
 	rd.Findings = append(rd.Findings, persisting...)
 	for _, f := range baseF {
-		if !scene.head[f.Identity] {
+		if !scene.head[f.classKey()] {
 			rd.Findings = append(rd.Findings, FindingChange{Change: ChangeResolved, Finding: f})
 		}
 	}

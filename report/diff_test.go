@@ -78,6 +78,18 @@ func diffCases() []diffCase {
 			want: []string{"NEW advisory"}},
 		{name: "new-advisory-fails", base: []string{"formats/clean.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitDefects,
 			diff: DiffOptions{FailOn: FailOnAdvisory}, want: []string{"NEW advisory", "FAILS"}},
+		{name: "advisory-became-defect", base: []string{"formats/advisory.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitDefects,
+			tweak:  func(_, head []InputResult) { setAdvisory(head, false) },
+			want:   []string{"NEW defect unsupported-claim @claim", "RESOLVED advisory unsupported-claim @claim"},
+			totals: &DiffTotals{NewDefects: 1, ResolvedAdvisories: 1, Failing: 1, BaseRuns: 1, HeadRuns: 1, Matched: 1}},
+		{name: "defect-became-advisory", base: []string{"formats/advisory.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitGreen,
+			tweak:  func(base, _ []InputResult) { setAdvisory(base, false) },
+			want:   []string{"RESOLVED defect unsupported-claim @claim", "NEW advisory unsupported-claim @claim"},
+			totals: &DiffTotals{ResolvedDefects: 1, NewAdvisories: 1, BaseRuns: 1, HeadRuns: 1, Matched: 1}},
+		{name: "advisory-baseline-does-not-accept-defect", base: []string{"formats/clean.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitDefects,
+			tweak: func(_, head []InputResult) { setAdvisory(head, false) },
+			opts:  Options{Baseline: &Baseline{Path: "b.json", Entries: []BaselineEntry{{Identity: "unsupported-claim @claim [entity screen2] scope ", Advisory: true}}}, Today: testToday},
+			want:  []string{"NEW defect unsupported-claim @claim", "FAILS"}},
 		{name: "baseline-accepts-new", base: []string{"formats/clean.jsonl"}, head: []string{"formats/defect.jsonl"}, exit: ExitGreen,
 			opts:   Options{Baseline: &Baseline{Path: "b.json", Entries: []BaselineEntry{{Identity: "dangling-reference @compose [tool screen_fire + tool whats_here]  ", Reason: "known"}}}, Today: testToday},
 			want:   []string{"NEW defect dangling-reference @compose · iteration 2 · line 6 · BASELINED (accepted: known; does not fail)"},
@@ -95,6 +107,19 @@ func diffCases() []diffCase {
 			base: []string{"report/clean.jsonl", "report/mixed.jsonl"}, head: []string{"formats/clean.jsonl", "formats/defect.jsonl"},
 			exit: ExitDefects, golden: true,
 			want: []string{"INPUT mixed.jsonl (base only", "INPUT defect.jsonl (head only", "REGRESSION — The head has no recording named mixed.jsonl", "NEW defect dangling-reference"}},
+	}
+}
+
+// setAdvisory files every recorded finding of the inputs as an advisory
+// (true) or as a defect (false): the same identity in the other class.
+func setAdvisory(inputs []InputResult, advisory bool) {
+	for i := range inputs {
+		for j := range inputs[i].Runs {
+			fs := inputs[i].Runs[j].Recorded.Findings
+			for k := range fs {
+				fs[k].Advisory = advisory
+			}
+		}
 	}
 }
 

@@ -96,7 +96,7 @@ func formatCases() []formatCase {
 func testBaseline() *Baseline {
 	return &Baseline{Path: ".fpcheck-baseline.json", Entries: []BaselineEntry{
 		{Identity: "invariant-violation @wire [tool ghost_tool]  ", Kind: "invariant-violation", Seam: "wire", Reason: "ghost tool | known `flake`", Expires: "2999-01-01"},
-		{Identity: "unsupported-claim @claim [entity screen2] scope ", Kind: "unsupported-claim", Seam: "claim"},
+		{Identity: "unsupported-claim @claim [entity screen2] scope ", Kind: "unsupported-claim", Seam: "claim", Advisory: true},
 		{Identity: "dangling-reference @compose [tool screen_fire + tool whats_here]  ", Kind: "dangling-reference", Seam: "compose", Reason: "until the window fix", Expires: "2026-01-01"},
 		{Identity: "missing-column @write [tool gone]  ", Kind: "missing-column", Seam: "write", Reason: "fixed long ago"},
 	}}

@@ -301,7 +301,8 @@ type Run struct {
 	// run's findings from; nil when it was not kept.
 	explain *ExplainSource
 	// allFindings is every finding of the run, before the kind filter and
-	// the limit; baselineHits are the identities a baseline entry named.
+	// the limit; baselineHits are the identities, with their class
+	// (classKey), a baseline entry named.
 	// Baselines and diffs judge what was found, not what was shown.
 	allFindings  []Finding
 	baselineHits []string

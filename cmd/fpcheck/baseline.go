@@ -32,7 +32,9 @@ func NewCmdBaseline(ios *IOStreams, runF func(*BaselineWriteOptions) error) *cob
 		Short: "Write a baseline of accepted findings for --baseline",
 		Long: `A baseline lists findings that are already known and accepted, by identity
 (kind, seam, sorted subjects and predicate; the epoch is left out, so one
-entry accepts the same defect at any iteration). analyze and diff given
+entry accepts the same defect at any iteration) and class: an entry accepts
+the advisory of its identity or its defect, never both, so a doubt accepted
+once does not accept the contradiction that shares its identity. analyze and diff given
 --baseline FILE list an accepted finding, marked BASELINED, and do not fail
 on it; an entry past its expiry date fails again, and an entry no finding
 matches any more is reported as stale.
@@ -40,7 +42,8 @@ matches any more is reported as stale.
 The file is versioned JSON, sorted by identity:
 
   {"version": 1, "entries": [
-    {"identity": "...", "kind": "...", "seam": "...", "reason": "...", "expires": "YYYY-MM-DD"}
+    {"identity": "...", "kind": "...", "seam": "...", "advisory": false,
+     "reason": "...", "expires": "YYYY-MM-DD"}
   ]}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

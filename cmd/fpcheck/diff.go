@@ -79,9 +79,11 @@ or head only (its findings are new); when both sides have runs left over,
 they are all listed as not compared, and the diff cannot be green.
 
 Findings are matched by identity (kind, seam, sorted subjects, predicate;
-neither the epoch nor the run id is part of it) across the whole scenario, so
-the same defect found at another iteration, or in another run of the
-scenario, persists. For each paired run and check, diff compares the recorded
+neither the epoch nor the run id is part of it) and class across the whole
+scenario, so the same defect found at another iteration, or in another run of
+the scenario, persists, while an advisory that became a defect of the same
+identity is a new defect (and a defect that became an advisory, a resolved
+defect and a new advisory). For each paired run and check, diff compares the recorded
 ledger, and the replayed ledger too: a check that stopped checking or judged
 fewer encounters, a row that vanished, unreachable encounters that grew, a
 coverage state that got worse (full, then partial, then the four absences,
