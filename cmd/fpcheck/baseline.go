@@ -110,6 +110,13 @@ func baselineWriteRun(o *BaselineWriteOptions) error {
 	if err != nil {
 		return err
 	}
+	// The previous baseline may be written over (that is how one is
+	// refreshed); a recording or the declarations may not.
+	if o.Output != "" {
+		if err := refuseOverwrite([]written{{"--output " + safeName(o.Output), o.Output}}, entryPaths(entries), o.Load.Declarations); err != nil {
+			return err
+		}
+	}
 	j, err := loadEntries(entries, o.Load, o.IO, store, nil)
 	if err != nil {
 		return err

@@ -49,3 +49,46 @@ func TestAdvisoryThatBecameDefectFails(t *testing.T) {
 		}
 	}
 }
+
+// baseline write -o never writes over a recording or the declarations it
+// reads; over the previous baseline it may, as a refresh does.
+func TestBaselineWriteRefusesOverwritingItsInputs(t *testing.T) {
+	dir := t.TempDir()
+	rec, decls, prev := filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "d.yaml"), filepath.Join(dir, "bl.json")
+	data, err := os.ReadFile("../../testdata/recordings/formats/defect.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, s := range map[string]string{rec: string(data), decls: "posture: observe\n"} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"the recording", []string{"-o", rec, rec}, "would overwrite the recording"},
+		{"the recording in a directory", []string{"-o", rec, dir}, "would overwrite the recording"},
+		{"the declarations", []string{"--declarations", decls, "-o", decls, rec}, "would overwrite the declarations file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := run(t, nil, append([]string{"baseline", "write"}, tt.args...)...)
+			if code != int(ExitUsage) || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tt.want)
+			}
+			for p, s := range map[string]string{rec: string(data), decls: "posture: observe\n"} {
+				if got, _ := os.ReadFile(p); string(got) != s {
+					t.Errorf("%s was written over", filepath.Base(p))
+				}
+			}
+		})
+	}
+	if code, _, stderr := run(t, nil, "baseline", "write", "-o", prev, rec); code != 0 {
+		t.Fatalf("baseline write: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "baseline", "write", "--baseline", prev, "-o", prev, rec); code != 0 {
+		t.Errorf("refreshing a baseline over itself: exit %d: %s", code, stderr)
+	}
+}
