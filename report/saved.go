@@ -72,6 +72,11 @@ func InputsListing(inputs []InputResult) string {
 	return ListingDigest(l)
 }
 
+// MaxShards is the most shards one analysis may be split into: as many as
+// a Kubernetes Indexed Job may have completions, far more workers than any
+// listing needs, and few enough that a merge can name what is missing.
+const MaxShards = 100_000
+
 // Shard is shard Index (0-based) of Count.
 type Shard struct {
 	Index int `json:"index"`
@@ -353,8 +358,8 @@ func (s *Saved) take(ev *jsonEvidence) error {
 		}
 		s.Provenance.DeclarationsSource, s.Provenance.DeclarationsText = f.Source, f.Text
 	}
-	if sh := ev.Shard; sh != nil && (sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count) {
-		return fmt.Errorf("evidence.shard is %d/%d, not a shard index below a positive count", sh.Index, sh.Count)
+	if sh := ev.Shard; sh != nil && (sh.Count < 1 || sh.Count > MaxShards || sh.Index < 0 || sh.Index >= sh.Count) {
+		return fmt.Errorf("evidence.shard is %d/%d, not a shard index below a count from 1 to %d", sh.Index, sh.Count, MaxShards)
 	}
 	if ev.Total < len(ev.Inputs) {
 		return fmt.Errorf("evidence.total says %d inputs, but the evidence holds %d", ev.Total, len(ev.Inputs))
@@ -418,11 +423,11 @@ func MissingText(what string, held []int, n int) string {
 	missing := n - len(held)
 	switch {
 	case missing == 1:
-		return what + " " + first[0] + " missing"
+		return fmt.Sprintf("%s %s of %d missing", what, first[0], n)
 	case missing > len(first):
-		return fmt.Sprintf("%d %ss missing: %s, …", missing, what, strings.Join(first, ", "))
+		return fmt.Sprintf("%d of %d %ss missing: %s, …", missing, n, what, strings.Join(first, ", "))
 	}
-	return fmt.Sprintf("%ss %s missing", what, strings.Join(first, ", "))
+	return fmt.Sprintf("%ss %s of %d missing", what, strings.Join(first, ", "), n)
 }
 
 // jsonErrorText words a decoding error with the line of data it happened

@@ -137,7 +137,7 @@ func TestReadSavedRefusals(t *testing.T) {
 			}},
 		{name: "total below inputs", want: "evidence.total says 0 inputs, but the evidence holds 1",
 			edit: func(s string) string { return strings.Replace(s, `"total": 1`, `"total": 0`, 1) }},
-		{name: "whole report missing inputs", want: "evidence.total says 4 inputs, but the evidence holds 1 (positions 1, 2, 3 missing); a report of part of its inputs never passes for all of them",
+		{name: "whole report missing inputs", want: "evidence.total says 4 inputs, but the evidence holds 1 (positions 1, 2, 3 of 4 missing); a report of part of its inputs never passes for all of them",
 			edit: func(s string) string { return strings.Replace(s, `"total": 1`, `"total": 4`, 1) }},
 		{name: "whole report of another listing", want: "evidence.inputs do not name the inputs of the listing the report says it read",
 			edit: func(s string) string {
@@ -145,6 +145,10 @@ func TestReadSavedRefusals(t *testing.T) {
 			}},
 		{name: "listing not a digest", want: `evidence.listing is "runs", not a sha256: digest`,
 			edit: func(s string) string { return strings.Replace(s, `"total": 1,`, `"total": 1, "listing": "runs",`, 1) }},
+		{name: "shard count beyond the bound", want: "evidence.shard is 0/1000000000000, not a shard index below a count from 1 to 100000",
+			edit: func(s string) string {
+				return strings.Replace(s, `"shard": null`, `"shard": {"index": 0, "count": 1000000000000}`, 1)
+			}},
 		{name: "crafted shard", want: "evidence.shard is 4/2",
 			edit: func(s string) string {
 				return strings.Replace(s, `"shard": null`, `"shard": {"index": 4, "count": 2}`, 1)
@@ -178,12 +182,12 @@ func TestMissingText(t *testing.T) {
 		n    int
 		want string
 	}{
-		{[]int{0, 2}, 3, "position 1 missing"},
-		{[]int{3, 0}, 4, "positions 1, 2 missing"},
-		{[]int{0, 1, 5}, 6, "positions 2, 3, 4 missing"},
-		{[]int{0, 6}, 7, "5 positions missing: 1, 2, 3, …"},
-		{[]int{7}, 1_000_000_000_000, "999999999999 positions missing: 0, 1, 2, …"},
-		{nil, 2, "positions 0, 1 missing"},
+		{[]int{0, 2}, 3, "position 1 of 3 missing"},
+		{[]int{3, 0}, 4, "positions 1, 2 of 4 missing"},
+		{[]int{0, 1, 5}, 6, "positions 2, 3, 4 of 6 missing"},
+		{[]int{0, 6}, 7, "5 of 7 positions missing: 1, 2, 3, …"},
+		{[]int{7}, 1_000_000_000_000, "999999999999 of 1000000000000 positions missing: 0, 1, 2, …"},
+		{nil, 2, "positions 0, 1 of 2 missing"},
 	} {
 		if got := MissingText("position", tt.held, tt.n); got != tt.want {
 			t.Errorf("MissingText(%v, %d) = %q, want %q", tt.held, tt.n, got, tt.want)

@@ -78,7 +78,7 @@ sarif=fpcheck.sarif --output html=report.html.
 	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when --declarations names a tool no run of any input offered or called (a typo disarms the checks it was meant to arm)")
 	onceFlag(cmd, &o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	onceFlag(cmd, &o.WriteBaseline, "write-baseline", "", "also write a baseline accepting every finding of this report to FILE")
-	onceFlag(cmd, &o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
+	onceFlag(cmd, &o.Shard, "shard", "", "analyze only shard I/N of the inputs (0 <= I < N <= 100000), chosen by a hash of each input's path relative to its directory argument; 'fpcheck merge' joins the N reports")
 	addLoadFlags(cmd, &o.Load)
 	addOutputFlags(cmd, &o.Output, report.Formats())
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"defect", "advisory", "drift"}, cobra.ShellCompDirectiveNoFileComp))

@@ -267,11 +267,30 @@ func TestSavedReportMissingInputsRefused(t *testing.T) {
 	if err := os.WriteFile(holes, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := "evidence.total says " + itoa(n+2) + " inputs, but the evidence holds " + itoa(n) + " (positions " + itoa(n) + ", " + itoa(n+1) + " missing)"
+	want := "evidence.total says " + itoa(n+2) + " inputs, but the evidence holds " + itoa(n) + " (positions " + itoa(n) + ", " + itoa(n+1) + " of " + itoa(n+2) + " missing)"
 	for _, args := range [][]string{{"merge", holes}, {"diff", holes, holes}, {"diff", full, holes}} {
 		code, stdout, stderr := run(t, nil, args...)
 		if code != int(ExitUsage) || !strings.Contains(stderr, want) || stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2, %q and no report", args[0], code, stderr, head(stdout), want)
+		}
+	}
+}
+
+// The shard count is bounded, and a merge with most shards missing names
+// the first few and how many, without a line per missing shard.
+func TestShardCountBounded(t *testing.T) {
+	rec := "../../testdata/recordings/formats/defect.jsonl"
+	code, _, stderr := run(t, nil, "analyze", "--shard", "0/100001", rec)
+	if code != int(ExitUsage) || !strings.Contains(stderr, "at most 100000 shards") {
+		t.Errorf("--shard 0/100001: exit %d, %q; want exit 2 and the bound", code, stderr)
+	}
+	p := filepath.Join(t.TempDir(), "s.json")
+	run(t, nil, "analyze", "--shard", "0/100000", "--output", "json="+p, rec)
+	for _, args := range [][]string{{"merge", p}, {"diff", p, p}} {
+		code, _, stderr = run(t, nil, args...)
+		want := "99999 of 100000 shards missing: 1, 2, 3, … (the shards given split 1 inputs)"
+		if code != int(ExitUsage) || !strings.Contains(stderr, want) || len(stderr) > 1000 {
+			t.Errorf("%s of one shard of 100000: exit %d, %q; want exit 2 and %q", args[0], code, stderr, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -246,6 +247,9 @@ func parseShard(v string) (*report.Shard, error) {
 	n, err2 := strconv.Atoi(ns)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
 		return nil, flagErrorf("--shard takes I/N with 0 <= I < N (for example 0/4 for the first of four shards), not %q", v)
+	}
+	if n > report.MaxShards {
+		return nil, flagErrorf("--shard %s: at most %d shards (N), as many as a Kubernetes Indexed Job has completions", v, report.MaxShards)
 	}
 	return &report.Shard{Index: i, Count: n}, nil
 }
@@ -522,15 +526,9 @@ func combine(entries []entry, loaded []report.InputResult) ([]report.InputResult
 	}
 	for _, key := range order {
 		set := sets[key]
-		var missing []string
-		for i := range set.count {
-			if _, ok := set.have[i]; !ok {
-				missing = append(missing, strconv.Itoa(i))
-			}
-		}
-		if len(missing) > 0 {
-			return nil, fmt.Errorf("shard %s of %d missing (the shards given split %d inputs); a merge without every shard would judge part of the inputs as if it were all of them",
-				strings.Join(missing, ", "), set.count, set.total)
+		if len(set.have) < set.count {
+			return nil, fmt.Errorf("%s (the shards given split %d inputs); a merge without every shard would judge part of the inputs as if it were all of them",
+				report.MissingText("shard", slices.Collect(maps.Keys(set.have)), set.count), set.total)
 		}
 		if len(set.inputs) != set.total {
 			return nil, fmt.Errorf("the %d shards hold %d inputs, but they split %d; were they analyzed over the same inputs?", set.count, len(set.inputs), set.total)
