@@ -799,6 +799,10 @@ func (d *Diff) resultLine(label string) string {
 	return fmt.Sprintf("%s exit %d (%s) — %s.", label, code, d.Totals.exitMeaning(code), d.Totals.summaryLine())
 }
 
+// StderrLine is the diff's result line as it goes to stderr when stdout
+// carries a machine format: what the CI log shows of a diff.
+func (d *Diff) StderrLine() string { return Sanitize(d.resultLine("fpcheck diff:")) }
+
 // summaryLine words one scenario's runs and how they paired, then its
 // totals.
 func (in *InputDiff) summaryLine() string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/internal/objstore"
@@ -252,6 +253,10 @@ func diffRun(o *DiffOptions) error {
 				fmt.Fprintln(o.IO.ErrOut, line)
 			}
 		}
+	}
+	// A machine format on stdout says nothing a CI log shows: stderr does.
+	if !slices.ContainsFunc(specs, func(s outputSpec) bool { return s.Path == "-" && s.Format == report.FormatText }) {
+		fmt.Fprintln(o.IO.ErrOut, d.StderrLine())
 	}
 	if unseen && o.StrictDeclarations {
 		return &StatusError{Code: ExitUsage}

@@ -186,3 +186,25 @@ func TestRenderBuffered(t *testing.T) {
 		})
 	}
 }
+
+// A diff whose stdout carries a machine format says its result on stderr,
+// as analyze and merge do; with the text report on stdout it does not.
+func TestDiffSummaryOnStderr(t *testing.T) {
+	base, head := "../../testdata/recordings/formats/clean.jsonl", "../../testdata/recordings/formats/defect.jsonl"
+	want := "fpcheck diff: exit 1 (new defect or regression) — defects: 1 new, 0 resolved, 0 persisting;"
+	for _, tt := range []struct {
+		args []string
+		says bool
+	}{
+		{[]string{"--format", "json"}, true},
+		{[]string{"--format", "sarif"}, true},
+		{[]string{"--output", "short=-"}, true},
+		{nil, false},
+		{[]string{"--format", "text"}, false},
+	} {
+		code, _, stderr := run(t, nil, append(append([]string{"diff"}, tt.args...), base, head)...)
+		if code != int(ExitDefects) || strings.Contains(stderr, want) != tt.says {
+			t.Errorf("diff %v: exit %d, stderr %q; want exit 1 and the summary line %v", tt.args, code, stderr, tt.says)
+		}
+	}
+}
