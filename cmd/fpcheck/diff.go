@@ -140,7 +140,7 @@ type diffSide struct {
 	excluded []recording.Excluded
 }
 
-func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Store) (*diffSide, error) {
+func loadSide(side, arg string, load loadOptions, ios *IOStreams, store *objstore.Store) (*diffSide, error) {
 	entries, excluded, err := expandExcluding([]string{arg}, load.Exclude, ios, store, true, load.MaxDecompressedBytes)
 	if err != nil {
 		return nil, err
@@ -153,6 +153,7 @@ func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Stor
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
 		s.cohort = true
 	}
+	named := map[string]report.InputResult{}
 	for _, in := range j.inputs {
 		if in.Root != "" {
 			s.cohort = true
@@ -163,7 +164,17 @@ func loadSide(arg string, load loadOptions, ios *IOStreams, store *objstore.Stor
 		if in.NotRecording {
 			continue
 		}
-		s.scenarios = append(s.scenarios, report.Scenario{Root: in.Root, Path: inputPath(in)})
+		sc := report.Scenario{Root: in.Root, Path: inputPath(in)}
+		// Inputs pair by name: two of one name (a saved report among a
+		// directory's recordings, holding a recording of the same name)
+		// would leave one paired with nothing to say why.
+		name := report.ScenarioName(sc.Root, sc.Path)
+		if prev, dup := named[name]; dup {
+			return nil, fmt.Errorf("the %s holds two inputs named %s: %s and %s; diff pairs inputs by their name relative to their directory, so each name must be one input",
+				side, safeName(name), sideInputName(prev, j.saved), sideInputName(in, j.saved))
+		}
+		named[name] = in
+		s.scenarios = append(s.scenarios, sc)
 	}
 	if len(j.inputs) > 1 {
 		s.cohort = true
@@ -200,11 +211,11 @@ func diffRun(o *DiffOptions) error {
 	if o.BaseDeclarations != "" {
 		baseLoad.Declarations = o.BaseDeclarations
 	}
-	base, err := loadSide(o.Base, baseLoad, o.IO, o.Global.Store)
+	base, err := loadSide("base", o.Base, baseLoad, o.IO, o.Global.Store)
 	if err != nil {
 		return err
 	}
-	head, err := loadSide(o.Head, o.Load, o.IO, o.Global.Store)
+	head, err := loadSide("head", o.Head, o.Load, o.IO, o.Global.Store)
 	if err != nil {
 		return err
 	}
@@ -262,6 +273,18 @@ func diffRun(o *DiffOptions) error {
 		return &StatusError{Code: ExitUsage}
 	}
 	return &StatusError{Code: ExitCode(d.ExitCode())}
+}
+
+// sideInputName names an input of a diff side for a message, with the
+// saved report it came from, if any.
+func sideInputName(in report.InputResult, saved []*report.Saved) string {
+	name := safeName(inputPath(in))
+	for _, s := range saved {
+		if slices.ContainsFunc(s.Inputs, func(si report.InputResult) bool { return si.Root == in.Root && si.Path == in.Path }) {
+			return name + " (held by the saved report " + safeName(s.Name) + ")"
+		}
+	}
+	return name
 }
 
 // judgedWith is opts with the side's declarations to hold against its

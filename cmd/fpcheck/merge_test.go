@@ -294,3 +294,35 @@ func TestShardCountBounded(t *testing.T) {
 		}
 	}
 }
+
+// A saved report among a head directory's recordings that holds a
+// recording of a name the directory has too makes two inputs of one name:
+// diff refuses it, naming both, rather than pairing one and listing the
+// other as head only.
+func TestDiffRefusesTwoInputsOfOneName(t *testing.T) {
+	dir := t.TempDir()
+	formats := "../../testdata/recordings/formats/"
+	base, hd := filepath.Join(dir, "B"), filepath.Join(dir, "H")
+	for _, f := range []struct{ from, to string }{
+		{"clean.jsonl", filepath.Join(base, "clean.jsonl")}, {"defect.jsonl", filepath.Join(base, "defect.jsonl")},
+		{"clean.jsonl", filepath.Join(hd, "clean.jsonl")},
+	} {
+		data, err := os.ReadFile(formats + f.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(f.to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.to, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved := filepath.Join(hd, "defect.jsonl")
+	run(t, nil, "analyze", "--output", "json="+saved, formats+"clean.jsonl")
+	code, stdout, stderr := run(t, nil, "diff", base, hd)
+	want := "the head holds two inputs named clean.jsonl: " + filepath.Join(hd, "clean.jsonl") + " and " + formats + "clean.jsonl (held by the saved report " + saved + ")"
+	if code != int(ExitUsage) || !strings.Contains(stderr, want) || stdout != "" {
+		t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, want)
+	}
+}
