@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/fpcheck/fpcheck/report"
 )
@@ -324,5 +330,91 @@ func TestDiffRefusesTwoInputsOfOneName(t *testing.T) {
 	want := "the head holds two inputs named clean.jsonl: " + filepath.Join(hd, "clean.jsonl") + " and " + formats + "clean.jsonl (held by the saved report " + saved + ")"
 	if code != int(ExitUsage) || !strings.Contains(stderr, want) || stdout != "" {
 		t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, want)
+	}
+}
+
+// A saved report kept compressed is read as one, by merge and diff, from a
+// file or standard input, and a compressed recording on standard input
+// still reaches the loader whole; a report whose keys were re-ordered is
+// said to look like a report, and why it was not taken.
+func TestCompressedAndReorderedSavedReports(t *testing.T) {
+	dir := t.TempDir()
+	rec := "../../testdata/recordings/formats/defect.jsonl"
+	full := filepath.Join(dir, "full.json")
+	wantCode, _, _ := run(t, nil, "analyze", "--output", "json="+full, rec)
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recData, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	zst := func(b []byte) []byte {
+		enc, err := zstd.NewWriter(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer enc.Close()
+		return enc.EncodeAll(b, nil)
+	}
+	files := map[string][]byte{"r.json.gz": gz(data), "r.json.zst": zst(data), "rec.jsonl.gz": gz(recData), "rec.jsonl.zst": zst(recData)}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(name string) string { return filepath.Join(dir, name) }
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		stdin string
+		exit  int
+	}{
+		{"gzip report", []string{"merge", at("r.json.gz")}, "", wantCode},
+		{"zstd report", []string{"merge", at("r.json.zst")}, "", wantCode},
+		{"gzip report on stdin", []string{"merge", "-"}, "r.json.gz", wantCode},
+		{"zstd report against the plain one", []string{"diff", at("r.json.zst"), full}, "", int(ExitGreen)},
+		{"gzip recording on stdin", []string{"merge", "-"}, "rec.jsonl.gz", wantCode},
+		{"zstd recording on stdin against its report", []string{"diff", "-", at("r.json.gz")}, "rec.jsonl.zst", int(ExitGreen)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdin io.Reader
+			if tt.stdin != "" {
+				stdin = bytes.NewReader(files[tt.stdin])
+			}
+			code, stdout, stderr := run(t, stdin, tt.args...)
+			if code != tt.exit || strings.Contains(stdout, "Unreadable") {
+				t.Errorf("exit %d, want %d: %s\n%s", code, tt.exit, stderr, head(stdout))
+			}
+		})
+	}
+	// Keys re-ordered, as jq -S or sort_keys write them.
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for k := range doc {
+		if !slices.Contains(savedKeys, k) {
+			t.Errorf("a report's key %q is not among savedKeys", k)
+		}
+	}
+	sorted, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(at("sorted.json.gz"), gz(sorted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := run(t, nil, "merge", at("sorted.json.gz"))
+	if want := "looks like a saved fpcheck report (its top-level keys include schemaVersion and evidence), but it does not start with"; code != int(ExitUsage) || !strings.Contains(stdout, want) {
+		t.Errorf("re-ordered report: exit %d, want 2 and %q in:\n%s", code, want, head(stdout))
 	}
 }

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -21,6 +25,7 @@ import (
 	"github.com/fpcheck/fpcheck/internal/objstore"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
+	"github.com/klauspost/compress/zstd"
 )
 
 // entry is one input the arguments name: a recording to load, or a saved
@@ -168,45 +173,42 @@ func expandArgs(args, exclude []string, excluded *[]recording.Excluded, ios *IOS
 	return out, nil
 }
 
-// sniffEntry reads p as a saved report when it is one. A file that cannot
-// be opened is left to the loader, which states it as an unreadable input.
+// sniffEntry reads p as a saved report when it is one, plain or
+// compressed. A file that cannot be opened is left to the loader, which
+// states it as an unreadable input.
 func sniffEntry(p string, ios *IOStreams, store *objstore.Store, readSaved bool, limit int64) (*report.Saved, error) {
-	var r io.Reader
 	name := p
-	if objstore.IsURL(p) {
+	var src io.Reader
+	switch {
+	case objstore.IsURL(p):
+		// The head first, so that a recording is not fetched twice whole:
+		// the rest only when the head is a report or compressed.
 		head, err := store.Open(context.Background(), p, 512)
 		if err != nil {
 			return nil, nil
 		}
-		_, saved, err := report.SniffSaved(head)
+		b, err := io.ReadAll(head)
 		head.Close()
-		if err != nil || !saved {
+		if err != nil || !report.IsSaved(b) && !compressed(b) {
 			return nil, nil
-		}
-		if !readSaved {
-			return nil, flagErrorf("%s is a saved fpcheck report, not a recording; 'fpcheck merge' and 'fpcheck diff' read saved reports", name)
 		}
 		full, err := store.Open(context.Background(), p, 0)
 		if err != nil {
-			return nil, err
+			if report.IsSaved(b) {
+				return nil, err
+			}
+			return nil, nil
 		}
 		defer full.Close()
-		return report.ReadSaved(name, full, savedLimit(limit))
-	}
-	if p == "-" {
+		src = full
+	case p == "-":
 		if !readSaved {
 			// analyze hands standard input to the loader untouched,
 			// which reads a regular file faster than a wrapped reader.
 			return nil, nil
 		}
-		sr, saved, err := report.SniffSaved(ios.In)
-		// The loader reads standard input on from what was peeked.
-		ios.In = sr
-		if err != nil || !saved {
-			return nil, nil
-		}
-		r, name = sr, "<stdin>"
-	} else {
+		src, name = ios.In, "<stdin>"
+	default:
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, nil
@@ -215,16 +217,160 @@ func sniffEntry(p string, ios *IOStreams, store *objstore.Store, readSaved bool,
 		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 			return nil, nil
 		}
-		sr, saved, err := report.SniffSaved(f)
-		if err != nil || !saved {
-			return nil, nil
-		}
-		r = sr
+		src = f
+	}
+	raw, body, saved, done := peekSaved(src)
+	defer done()
+	if p == "-" {
+		// The loader reads standard input on from what was peeked.
+		ios.In = raw
+	}
+	if !saved {
+		return nil, nil
 	}
 	if !readSaved {
 		return nil, flagErrorf("%s is a saved fpcheck report, not a recording; 'fpcheck merge' and 'fpcheck diff' read saved reports", name)
 	}
-	return report.ReadSaved(name, r, savedLimit(limit))
+	return report.ReadSaved(name, body, savedLimit(limit))
+}
+
+// compressed reports whether head starts with the magic number of a
+// compression a saved report may be kept in: gzip or zstd, as the loader
+// reads recordings.
+func compressed(head []byte) bool {
+	return bytes.HasPrefix(head, []byte{0x1F, 0x8B}) || bytes.HasPrefix(head, []byte{0x28, 0xB5, 0x2F, 0xFD})
+}
+
+// decompressing is r's bytes decompressed when head, its first bytes,
+// names gzip or zstd; ok is false for anything else, and for a stream
+// whose header does not decode (the loader says why).
+func decompressing(head []byte, r io.Reader) (dec io.Reader, done func(), ok bool) {
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1F, 0x8B}):
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, nil, false
+		}
+		return zr, func() { zr.Close() }, true
+	case bytes.HasPrefix(head, []byte{0x28, 0xB5, 0x2F, 0xFD}):
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(recording.MaxZstdWindow))
+		if err != nil {
+			return nil, nil, false
+		}
+		return zr, zr.Close, true
+	}
+	return nil, nil, false
+}
+
+// peekSaved reports whether r holds a saved report, plain or compressed
+// (CI artifacts are often kept compressed). raw yields every byte of r as
+// it came, for the loader when r holds no report; body yields the
+// report's bytes, decompressed, when it does. done releases the
+// decompressor.
+func peekSaved(r io.Reader) (raw, body io.Reader, saved bool, done func()) {
+	br := bufio.NewReaderSize(r, 4096)
+	head, _ := br.Peek(4)
+	// What the decompressor reads is kept until the sniff is decided, so
+	// that a compressed recording still reaches the loader whole.
+	tee := &keepReader{r: br, kept: &bytes.Buffer{}}
+	dec, done, ok := decompressing(head, tee)
+	if !ok {
+		sr, saved, _ := report.SniffSaved(br)
+		return sr, sr, saved, func() {}
+	}
+	sr, saved, _ := report.SniffSaved(dec)
+	kept := tee.kept
+	tee.kept = nil
+	if !saved {
+		done()
+		return io.MultiReader(kept, br), nil, false, func() {}
+	}
+	return sr, sr, true, done
+}
+
+// savedKeys are the top-level keys of a saved report.
+var savedKeys = []string{"schemaVersion", "inputs", "runs", "conversations", "options", "bound", "exitCode", "baseline", "declarations", "skipped", "evidence"}
+
+// reorderedSaved reports whether the input at p, which the loader found
+// to be no recording, is a JSON object, plain or compressed, whose
+// top-level keys include schemaVersion and evidence: a saved report that
+// was not recognised as one because another key comes first. Standard
+// input, read once, is not looked at again.
+func reorderedSaved(p string, store *objstore.Store, limit int64) bool {
+	var src io.ReadCloser
+	var err error
+	switch {
+	case p == "-":
+		return false
+	case objstore.IsURL(p):
+		src, err = store.Open(context.Background(), p, 0)
+	default:
+		src, err = os.Open(p)
+	}
+	if err != nil {
+		return false
+	}
+	defer src.Close()
+	br := bufio.NewReader(src)
+	var r io.Reader = br
+	head, _ := br.Peek(4)
+	if dec, done, ok := decompressing(head, br); ok {
+		defer done()
+		r = dec
+	}
+	d := json.NewDecoder(io.LimitReader(r, savedLimit(limit)))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	var schema, evidence bool
+	// A report has a dozen top-level keys; a file that starts with
+	// another key, or holds more, is no report, and is not read on.
+	for n := 0; d.More() && n < 16; n++ {
+		key, err := d.Token()
+		if err != nil {
+			return false
+		}
+		if k, _ := key.(string); n == 0 && !slices.Contains(savedKeys, k) {
+			return false
+		}
+		schema = schema || key == "schemaVersion"
+		evidence = evidence || key == "evidence"
+		if schema && evidence {
+			return true
+		}
+		// Skip the value, token by token: no value is held whole.
+		depth := 0
+		for {
+			t, err := d.Token()
+			if err != nil {
+				return false
+			}
+			switch t {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// keepReader keeps a copy of what is read through it while kept is set.
+type keepReader struct {
+	r    io.Reader
+	kept *bytes.Buffer
+}
+
+func (k *keepReader) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if k.kept != nil {
+		k.kept.Write(p[:n])
+	}
+	return n, err
 }
 
 // savedLimit is the most bytes a saved report may hold: the
@@ -326,6 +472,10 @@ func loadEntries(entries []entry, load loadOptions, ios *IOStreams, store *objst
 		res.Index, res.Root = recs[i].index, recs[i].root
 		if res.Path == "" {
 			res.Path = recs[i].path
+		}
+		if errors.Is(res.Err, recording.ErrNotRecording) && reorderedSaved(recs[i].path, store, load.MaxDecompressedBytes) {
+			res.Err = &recording.InputError{Path: recs[i].path, Err: errors.New(
+				"looks like a saved fpcheck report (its top-level keys include schemaVersion and evidence), but it does not start with \"schemaVersion\", which is how a saved report is recognised: its keys were re-ordered (jq -S, sort_keys) or it was written by another tool; give 'fpcheck merge' or 'fpcheck diff' the report as fpcheck wrote it")}
 		}
 		// A directory holds more than recordings (a schema, notes): what
 		// a walk found that is no recording at all is skipped, while a
