@@ -559,8 +559,14 @@ func diffRun(base, head *Run, scene scenarioFindings, o DiffOptions) RunDiff {
 			Sentence: fmt.Sprintf("Base run %s has no counterpart in the head: its checks' evidence vanished.", runLabel(base))})
 	case base != nil && head != nil:
 		diffSide(&rd, "recorded", base.Recorded, head.Recorded)
-		if base.Replayed != nil && head.Replayed != nil {
+		switch {
+		case base.Replayed != nil && head.Replayed != nil:
 			diffSide(&rd, "replayed", base.Replayed, head.Replayed)
+		case base.Replayed != nil:
+			// What only the base's replay found would otherwise read as
+			// resolved.
+			rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionCoverage, Side: "replayed",
+				Sentence: fmt.Sprintf("Coverage (replayed) got worse: %s in the base, no replay at all in the head, so what the base's replay found is not known to be resolved.", base.Replayed.Coverage)})
 		}
 		if head.Recorded.EvidenceMissing && !base.Recorded.EvidenceMissing {
 			rd.Regressions = append(rd.Regressions, Regression{Kind: RegressionEvidenceMissing, Side: "recorded",

@@ -381,6 +381,12 @@ func (s *Saved) take(ev *jsonEvidence) error {
 			if sr.Recorded == nil {
 				return fmt.Errorf("evidence.inputs[%d].runs[%d] (run %s) has no recorded evidence", i, j, sr.RunID)
 			}
+			// fpcheck replays every run it reports: a run without its
+			// replay was edited, and read as it is, the findings only the
+			// replay holds would pass for resolved.
+			if sr.Replayed == nil {
+				return fmt.Errorf("evidence.inputs[%d].runs[%d] (run %s) has no replayed evidence, which every run fpcheck reports carries; the report was edited", i, j, sr.RunID)
+			}
 		}
 		s.Inputs = append(s.Inputs, in)
 	}

@@ -39,6 +39,20 @@ func rebuild(t *testing.T, r *Report, opts Options) *Report {
 	return back
 }
 
+// replayedAsRecorded gives each run of the inputs that has no replay one
+// that found what was recorded: fpcheck replays every run it reports, and
+// a saved report with a run not replayed is refused.
+func replayedAsRecorded(inputs []InputResult) {
+	for i := range inputs {
+		for j := range inputs[i].Runs {
+			if r := &inputs[i].Runs[j]; r.Replayed == nil && r.Recorded != nil {
+				replayed := *r.Recorded
+				r.Replayed = &replayed
+			}
+		}
+	}
+}
+
 func TestSavedRoundTripEveryFormat(t *testing.T) {
 	type tc struct {
 		name string
@@ -47,10 +61,17 @@ func TestSavedRoundTripEveryFormat(t *testing.T) {
 	}
 	var cases []tc
 	for _, gc := range goldenCases() {
-		cases = append(cases, tc{"golden/" + gc.name, buildGolden(t, gc), testOptions(gc.opts)})
+		in := goldenInputs(t, gc)
+		replayedAsRecorded(in)
+		cases = append(cases, tc{"golden/" + gc.name, Build(in, testOptions(gc.opts)), testOptions(gc.opts)})
 	}
 	for _, fc := range formatCases() {
-		cases = append(cases, tc{"formats/" + fc.name, buildFormatCase(t, fc), testOptions(fc.opts)})
+		in := readInputs(t, fc.inputs)
+		if fc.tweak != nil {
+			fc.tweak(t, in)
+		}
+		replayedAsRecorded(in)
+		cases = append(cases, tc{"formats/" + fc.name, Build(in, testOptions(fc.opts)), testOptions(fc.opts)})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -96,7 +117,10 @@ func TestIsSaved(t *testing.T) {
 // savedDoc renders a small report and lets edit change its JSON text.
 func savedDoc(t *testing.T, edit func(string) string) string {
 	t.Helper()
-	r := buildGolden(t, goldenCases()[0])
+	gc := goldenCases()[0]
+	in := goldenInputs(t, gc)
+	replayedAsRecorded(in)
+	r := Build(in, testOptions(gc.opts))
 	r.Provenance = Provenance{Posture: "observe", Total: len(r.Sources)}
 	var js bytes.Buffer
 	if err := RenderJSON(&js, r); err != nil {
@@ -159,6 +183,13 @@ func TestReadSavedRefusals(t *testing.T) {
 				j := i + strings.Index(s[i:], `"recorded": {`)
 				k := j + strings.Index(s[j:], "\n            },\n")
 				return s[:j] + `"recorded": null` + s[k+len("\n            }"):]
+			}},
+		{name: "run without its replay", want: "has no replayed evidence, which every run fpcheck reports carries; the report was edited",
+			edit: func(s string) string {
+				i := strings.Index(s, `"evidence"`)
+				j := i + strings.Index(s[i:], `"replayed": {`)
+				k := j + strings.Index(s[j:], "\n            },\n")
+				return s[:j] + `"replayed": null` + s[k+len("\n            }"):]
 			}},
 		{name: "too large", want: "a saved report larger than 100 bytes (limit set by --max-decompressed-bytes)",
 			edit: func(s string) string { return s }, limit: 100},

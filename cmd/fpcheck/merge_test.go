@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -416,5 +417,51 @@ func TestCompressedAndReorderedSavedReports(t *testing.T) {
 	code, stdout, _ := run(t, nil, "merge", at("sorted.json.gz"))
 	if want := "looks like a saved fpcheck report (its top-level keys include schemaVersion and evidence), but it does not start with"; code != int(ExitUsage) || !strings.Contains(stdout, want) {
 		t.Errorf("re-ordered report: exit %d, want 2 and %q in:\n%s", code, want, head(stdout))
+	}
+}
+
+// A saved report whose runs lost their replay was edited: merge and diff
+// refuse it, so that a finding only the replay held never reads as
+// resolved.
+func TestSavedReportWithoutReplayRefused(t *testing.T) {
+	dir := t.TempDir()
+	saved := filepath.Join(dir, "t.json")
+	run(t, nil, "analyze", "--output", "json="+saved, "../../testdata/recordings/formats/defect.jsonl")
+	data, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(doc["evidence"], &ev); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ev["inputs"].([]any) {
+		for _, r := range in.(map[string]any)["runs"].([]any) {
+			delete(r.(map[string]any), "replayed")
+		}
+	}
+	if doc["evidence"], err = json.Marshal(ev); err != nil {
+		t.Fatal(err)
+	}
+	// schemaVersion first, as a report is known by it.
+	edited := `{"schemaVersion":` + string(doc["schemaVersion"])
+	for _, k := range slices.Sorted(maps.Keys(doc)) {
+		if k != "schemaVersion" {
+			edited += `,"` + k + `":` + string(doc[k])
+		}
+	}
+	n := filepath.Join(dir, "n.json")
+	if err := os.WriteFile(n, []byte(edited+"}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"diff", saved, n}, {"merge", n}} {
+		code, stdout, stderr := run(t, nil, args...)
+		if want := "has no replayed evidence, which every run fpcheck reports carries"; code != int(ExitUsage) || !strings.Contains(stderr, want) || stdout != "" {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %q", args[0], code, stderr, want)
+		}
 	}
 }
