@@ -91,6 +91,12 @@ sarif=fpcheck.sarif --output html=report.html.
 func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
 	o.read = &declReads{}
 	addExcludeFlag(cmd, &o.Exclude)
+	addReplayFlags(cmd, o)
+}
+
+// addReplayFlags is addLoadFlags without --exclude, for explain, which
+// reads the one recording it is named.
+func addReplayFlags(cmd *cobra.Command, o *loadOptions) {
 	f := cmd.Flags()
 	onceFlag(cmd, &o.Declarations, "declarations", "", "YAML or JSON declarations that arm the checks (see docs/declarations.md)")
 	onceFlag(cmd, &o.Posture, "posture", "", "observe, or dev to run every check's canary first (default: the declarations' posture, else observe)")

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -79,7 +82,7 @@ The exit code is analyze's for the same recording and flags.
 	f.StringVar(&o.RunID, "run", "", "the run the finding belongs to (its run id)")
 	f.StringVar(&o.Format, "format", "text", "text or json")
 	addWidthFlag(cmd, &o.Width)
-	addLoadFlags(cmd, &o.Load)
+	addReplayFlags(cmd, &o.Load)
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -87,6 +90,9 @@ The exit code is analyze's for the same recording and flags.
 func explainRun(o *ExplainOptions) error {
 	if o.Input == "-" {
 		return flagErrorf("explain reads a recording file, not standard input: it reads the recording again to show what a finding is about")
+	}
+	if fi, err := os.Stat(o.Input); err == nil && fi.IsDir() {
+		return flagErrorf("explain reads one recording, and %s is a directory; %s", safeName(o.Input), recordingsIn(o.Input))
 	}
 	p, err := newPipeline(o.Load)
 	if err != nil {
@@ -159,6 +165,23 @@ func explainRun(o *ExplainOptions) error {
 		return err
 	}
 	return status
+}
+
+// recordingsIn names, for a message, the first few files a walk of dir
+// finds, which explain could be given instead.
+func recordingsIn(dir string) string {
+	found, err := recording.Expand([]string{dir})
+	if err != nil || len(found) == 0 {
+		return "it holds no recording to name instead"
+	}
+	names := make([]string, 0, 3)
+	for _, p := range found[:min(3, len(found))] {
+		names = append(names, safeName(p))
+	}
+	if len(found) > 3 {
+		names = append(names, fmt.Sprintf("and %d more", len(found)-3))
+	}
+	return "name one of its files: " + strings.Join(names, ", ") + " ('fpcheck analyze " + safeName(dir) + "' lists the findings of all of them)"
 }
 
 // addWidthFlag declares --width, which every text output shares.
