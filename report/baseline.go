@@ -36,7 +36,7 @@ type BaselineEntry struct {
 	// predicate.
 	Identity string `json:"identity"`
 	// Kind and Seam repeat the start of the identity so that the file reads
-	// well; when set they must agree with it.
+	// well; they must agree with it.
 	Kind string `json:"kind"`
 	Seam string `json:"seam"`
 	// Advisory says which finding of the identity the entry accepts: the
@@ -106,12 +106,28 @@ type baselineFileIn struct {
 }
 
 type baselineRead struct {
-	Identity string `json:"identity"`
-	Kind     string `json:"kind"`
-	Seam     string `json:"seam"`
-	Advisory *bool  `json:"advisory"`
-	Reason   string `json:"reason"`
-	Expires  string `json:"expires"`
+	Identity string  `json:"identity"`
+	Kind     *string `json:"kind"`
+	Seam     *string `json:"seam"`
+	Advisory *bool   `json:"advisory"`
+	Reason   *string `json:"reason"`
+	Expires  *string `json:"expires"`
+}
+
+// missing names the first field the entry leaves out, "" for none: each
+// is stated, as baseline write writes them, so that an entry is never
+// read as meaning what its writer left unsaid ("" states no reason, or
+// no expiry).
+func (r baselineRead) missing() string {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"kind", r.Kind != nil}, {"seam", r.Seam != nil}, {"reason", r.Reason != nil}, {"expires", r.Expires != nil}} {
+		if !f.set {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // classKey is what a baseline entry accepts and a diff matches a finding
@@ -137,8 +153,9 @@ func className(advisory bool) string {
 
 // ParseBaseline reads a baseline file's bytes. Unknown fields are refused: a
 // misspelt "expires" would otherwise accept a finding for ever. Entries must
-// have an identity, a valid expiry date when one is given, a kind and seam
-// that agree with the identity, and no identity may appear twice.
+// state every field, have an identity, a valid expiry date when one is
+// given, a kind and seam that agree with the identity, and no identity may
+// appear twice in one class.
 func ParseBaseline(path string, data []byte) (*Baseline, error) {
 	fail := func(format string, a ...any) error {
 		return &BaselineError{Path: path, Msg: fmt.Sprintf(format, a...)}
@@ -176,7 +193,10 @@ func ParseBaseline(path string, data []byte) (*Baseline, error) {
 		if r.Advisory == nil {
 			return nil, fail("entry %d has no \"advisory\": say whether it accepts the advisory (true) or the defect (false) of its identity, which the two share", n)
 		}
-		e := BaselineEntry{Identity: r.Identity, Kind: r.Kind, Seam: r.Seam, Advisory: *r.Advisory, Reason: r.Reason, Expires: r.Expires}
+		if f := r.missing(); f != "" {
+			return nil, fail("entry %d has no %q; every entry states identity, kind, seam, advisory, reason and expires (\"\" for no reason, or no expiry), as 'fpcheck baseline write' writes them", n, f)
+		}
+		e := BaselineEntry{Identity: r.Identity, Kind: *r.Kind, Seam: *r.Seam, Advisory: *r.Advisory, Reason: *r.Reason, Expires: *r.Expires}
 		b.Entries = append(b.Entries, e)
 		if prev, ok := seen[e.classKey()]; ok {
 			return nil, fail("entries %d and %d accept the same %s, identity %q; keep one", prev, n, className(e.Advisory), Sanitize(e.Identity))
@@ -187,11 +207,8 @@ func ParseBaseline(path string, data []byte) (*Baseline, error) {
 				return nil, fail("entry %d: expires %q is not a date of the form YYYY-MM-DD", n, Sanitize(e.Expires))
 			}
 		}
-		if e.Kind != "" || e.Seam != "" {
-			prefix := e.Kind + " @" + e.Seam + " ["
-			if !strings.HasPrefix(e.Identity, prefix) {
-				return nil, fail("entry %d: kind %q and seam %q do not match its identity %q", n, Sanitize(e.Kind), Sanitize(e.Seam), Sanitize(e.Identity))
-			}
+		if !strings.HasPrefix(e.Identity, e.Kind+" @"+e.Seam+" [") {
+			return nil, fail("entry %d: kind %q and seam %q do not match its identity %q", n, Sanitize(e.Kind), Sanitize(e.Seam), Sanitize(e.Identity))
 		}
 	}
 	return b, nil

@@ -3,9 +3,28 @@ package report
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// entry is a baseline entry's JSON with every field stated, changed by
+// fields ("key":value, a null leaving the key out).
+func entry(fields ...string) string {
+	all := []string{`"identity":"a @b [] "`, `"kind":"a"`, `"seam":"b"`, `"advisory":false`, `"reason":""`, `"expires":""`}
+	for _, f := range fields {
+		key, value, _ := strings.Cut(f, ":")
+		for i, a := range all {
+			if strings.HasPrefix(a, key+":") {
+				all[i] = f
+				if value == "null" {
+					all[i] = ""
+				}
+			}
+		}
+	}
+	return "{" + strings.Join(slices.DeleteFunc(all, func(s string) bool { return s == "" }), ",") + "}"
+}
 
 func TestParseBaselineRefusals(t *testing.T) {
 	tests := []struct {
@@ -19,10 +38,14 @@ func TestParseBaselineRefusals(t *testing.T) {
 		{"no entries", `{"version":1}`, `no "entries" list`},
 		{"unknown field", `{"version":1,"entries":[{"identity":"x @y [] p ","expiry":"2020-01-01"}]}`, `unknown field "expiry"`},
 		{"no identity", `{"version":1,"entries":[{"reason":"r"}]}`, "entry 1 has no identity"},
-		{"bad date", `{"version":1,"entries":[{"identity":"a @b [] ","advisory":false,"expires":"31/12/2026"}]}`, "not a date of the form YYYY-MM-DD"},
-		{"duplicate", `{"version":1,"entries":[{"identity":"a @b [] ","advisory":true},{"identity":"a @b [] ","advisory":true}]}`, `entries 1 and 2 accept the same advisory, identity "a @b [] "`},
-		{"kind mismatch", `{"version":1,"entries":[{"identity":"a @b [] ","advisory":false,"kind":"c","seam":"b"}]}`, "do not match its identity"},
-		{"no class", `{"version":1,"entries":[{"identity":"a @b [] ","advisory":false},{"identity":"a @b [] "}]}`, `entry 2 has no "advisory": say whether it accepts the advisory (true) or the defect (false)`},
+		{"bad date", `{"version":1,"entries":[` + entry(`"expires":"31/12/2026"`) + `]}`, "not a date of the form YYYY-MM-DD"},
+		{"duplicate", `{"version":1,"entries":[` + entry(`"advisory":true`) + `,` + entry(`"advisory":true`) + `]}`, `entries 1 and 2 accept the same advisory, identity "a @b [] "`},
+		{"kind mismatch", `{"version":1,"entries":[` + entry(`"kind":"c"`) + `]}`, "do not match its identity"},
+		{"no class", `{"version":1,"entries":[` + entry() + `,` + entry(`"advisory":null`) + `]}`, `entry 2 has no "advisory": say whether it accepts the advisory (true) or the defect (false)`},
+		{"no kind", `{"version":1,"entries":[` + entry(`"kind":null`) + `]}`, `entry 1 has no "kind"; every entry states identity, kind, seam, advisory, reason and expires`},
+		{"no seam", `{"version":1,"entries":[` + entry(`"seam":null`) + `]}`, `entry 1 has no "seam"`},
+		{"no reason", `{"version":1,"entries":[` + entry() + `,` + entry(`"reason":null`, `"advisory":true`) + `]}`, `entry 2 has no "reason"`},
+		{"no expiry", `{"version":1,"entries":[` + entry(`"expires":null`) + `]}`, `entry 1 has no "expires"`},
 		{"trailing", `{"version":1,"entries":[]} {}`, "more than one JSON value"},
 	}
 	for _, tt := range tests {
