@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fpcheck/fpcheck/checks"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/replay"
 )
@@ -333,6 +334,11 @@ func savedRun(r RunResult) RunResult {
 // and keeps it.
 func (s *Saved) take(ev *jsonEvidence) error {
 	s.Provenance = Provenance{Posture: ev.Posture, Shard: ev.Shard, Total: ev.Total, Listing: ev.Listing}
+	// A posture no replay runs in names no judgement; evidence claiming it
+	// would be joined with whatever claimed the same.
+	if ev.Posture != checks.PostureObserve && ev.Posture != checks.PostureDev {
+		return fmt.Errorf("evidence.posture is %q, not %s or %s", ev.Posture, checks.PostureObserve, checks.PostureDev)
+	}
 	if ev.Listing != "" && !strings.HasPrefix(ev.Listing, "sha256:") {
 		return fmt.Errorf("evidence.listing is %q, not a sha256: digest", ev.Listing)
 	}

@@ -167,6 +167,11 @@ func TestReadSavedRefusals(t *testing.T) {
 			edit: func(s string) string {
 				return strings.Replace(s, `"total": 1,`, `"total": 1, "listing": "sha256:00",`, 1)
 			}},
+		{name: "unknown posture", want: `evidence.posture is "bogus", not observe or dev`,
+			edit: func(s string) string {
+				i := strings.Index(s, `"evidence": {`)
+				return s[:i] + strings.Replace(s[i:], `"posture": "observe"`, `"posture": "bogus"`, 1)
+			}},
 		{name: "listing not a digest", want: `evidence.listing is "runs", not a sha256: digest`,
 			edit: func(s string) string { return strings.Replace(s, `"total": 1,`, `"total": 1, "listing": "runs",`, 1) }},
 		{name: "shard count beyond the bound", want: "evidence.shard is 0/1000000000000, not a shard index below a count from 1 to 100000",
