@@ -3,18 +3,83 @@
 package objstore
 
 import (
+	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"net/url"
+	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
-	_ "gocloud.dev/blob/azureblob" // azblob://
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/azureblob" // azblob://
 )
 
 func init() {
-	compiled["azblob"] = true
+	compiled[azureblob.Scheme] = true
+	openers[azureblob.Scheme] = openAzure
 	shorteners = append(shorteners, azureOneLine)
+}
+
+// azureOpener opens azblob:// URLs as azureblob's own opener does, with
+// the same query parameters and the same AZURE_STORAGE_* variables, read
+// once, when the first bucket is opened; but its clients send their
+// requests through fpcheck's HTTP client, which holds them to
+// stallTimeout, where the SDK's own would wait forever for an answer.
+var azureOpener = sync.OnceValue(func() *azureblob.URLOpener {
+	return &azureblob.URLOpener{MakeClient: azureClientFromEnv(), ServiceURLOptions: *azureblob.NewDefaultServiceURLOptions()}
+})
+
+// azureRetryDelay, when not zero, replaces the SDK's first wait between
+// attempts; tests shorten it.
+var azureRetryDelay time.Duration
+
+func openAzure(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
+	return azureOpener().OpenBucketURL(ctx, u)
+}
+
+// azureClientFromEnv chooses the credentials azureblob chooses: an
+// account key, else a SAS token (which NewServiceURL puts in the URL),
+// else a connection string, else the default Azure credential.
+func azureClientFromEnv() func(azureblob.ServiceURL, azureblob.ContainerName) (*container.Client, error) {
+	account, key := os.Getenv("AZURE_STORAGE_ACCOUNT"), os.Getenv("AZURE_STORAGE_KEY")
+	sas := os.Getenv("AZURE_STORAGE_SAS_TOKEN")
+	conn := os.Getenv("AZURE_STORAGE_CONNECTION_STRING")
+	if conn == "" {
+		conn = os.Getenv("AZURE_STORAGEBLOB_CONNECTIONSTRING")
+	}
+	return func(svc azureblob.ServiceURL, name azureblob.ContainerName) (*container.Client, error) {
+		opts := &container.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: netClient()}}
+		opts.Retry.RetryDelay = azureRetryDelay
+		containerURL, err := url.JoinPath(string(svc), string(name))
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case account != "" && key != "":
+			cred, err := azblob.NewSharedKeyCredential(account, key)
+			if err != nil {
+				return nil, fmt.Errorf("AZURE_STORAGE_KEY: %w", err)
+			}
+			return container.NewClientWithSharedKeyCredential(containerURL, cred, opts)
+		case sas != "":
+			return container.NewClientWithNoCredential(containerURL, opts)
+		case conn != "":
+			return container.NewClientFromConnectionString(conn, string(name), opts)
+		}
+		cred, err := azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{ClientOptions: opts.ClientOptions})
+		if err != nil {
+			return nil, fmt.Errorf("no Azure credentials (AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN, AZURE_STORAGE_CONNECTION_STRING, or the Azure default credential): %w", err)
+		}
+		return container.NewClient(containerURL, cred, opts)
+	}
 }
 
 // azureOneLine words the Azure SDK's response error on one line: the SDK

@@ -3,6 +3,7 @@
 package objstore
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +11,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/fpcheck/fpcheck/internal/objstore/azfake"
 )
 
 // The Azure SDK's response errors are told on one line, the service's
@@ -56,5 +60,34 @@ func TestAzureOneLine(t *testing.T) {
 	}
 	if shortened(io.EOF) != io.EOF {
 		t.Error("an error of no SDK was changed")
+	}
+}
+
+// The Azure driver reads its account and key from the environment once a
+// process, when it opens its first azblob:// bucket: every test here sets
+// the same ones.
+var azAccount, azKey = "fpcheckrecordings", base64.StdEncoding.EncodeToString([]byte("fpcheck-test-account-key-0123456789"))
+
+func azureEnv(t *testing.T) {
+	t.Setenv("AZURE_STORAGE_ACCOUNT", azAccount)
+	t.Setenv("AZURE_STORAGE_KEY", azKey)
+	for _, k := range []string{"AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGEBLOB_CONNECTIONSTRING", "AZURE_STORAGE_DOMAIN", "AZURE_STORAGE_PROTOCOL", "AZURE_STORAGE_IS_CDN", "AZURE_STORAGE_IS_LOCAL_EMULATOR"} {
+		t.Setenv(k, "")
+	}
+	saved := azureRetryDelay
+	azureRetryDelay = time.Nanosecond // the SDK takes a negative delay for the longest
+	t.Cleanup(func() { azureRetryDelay = saved })
+}
+
+func init() {
+	stallFixtures["azblob"] = stallFixture{
+		start: func(t *testing.T, wrap func(http.Handler) http.Handler) string {
+			azureEnv(t)
+			az := azfake.New(t, azAccount, azKey)
+			az.Put("recordings", "day/a.jsonl", stallObject)
+			srv := serve(t, wrap(az))
+			return "azblob://recordings/day/?localemu=true&protocol=http&domain=" + strings.TrimPrefix(srv.URL, "http://")
+		},
+		isRead: func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Query().Get("comp") != "list" },
 	}
 }

@@ -111,13 +111,13 @@ func (o *gcsOpener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket
 	if err != nil {
 		return nil, err
 	}
-	client := &http.Client{}
+	client := netClient()
 	if !emulated && !anonymous {
 		ts, err := o.credentials(ctx)
 		if err != nil {
 			return nil, err
 		}
-		client.Transport = &oauth2.Transport{Source: ts}
+		client.Transport = &oauth2.Transport{Source: ts, Base: client.Transport}
 	}
 	return blob.NewBucket(&gcsBucket{name: u.Host, base: base, client: client}), nil
 }
@@ -131,8 +131,10 @@ func (o *gcsOpener) credentials(ctx context.Context) (oauth2.TokenSource, error)
 		return o.creds, nil
 	}
 	// The token source keeps the context for every refresh to come, long
-	// after this open's context may have ended.
-	creds, err := google.FindDefaultCredentials(context.WithoutCancel(ctx), gcsScope)
+	// after this open's context may have ended; it fetches tokens with the
+	// context's client, held to the same stall timeout as the API.
+	ctx = context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, netClient())
+	creds, err := google.FindDefaultCredentials(ctx, gcsScope)
 	if err != nil {
 		return nil, fmt.Errorf("reading gs:// takes Google application default credentials (GOOGLE_APPLICATION_CREDENTIALS, `gcloud auth application-default login`, or a metadata server), or anonymous=true for a public bucket: %w", err)
 	}
@@ -435,6 +437,7 @@ type gcsReader struct {
 
 	body       io.ReadCloser
 	seen       int64 // bytes returned so far
+	bodyFrom   int64 // seen when body was opened
 	remain     int64 // bytes still asked for; negative for all there is
 	generation string
 	resumable  bool
@@ -518,6 +521,7 @@ func (r *gcsReader) open() error {
 		}
 	}
 	r.body = resp.Body
+	r.bodyFrom = r.seen
 	return nil
 }
 
@@ -579,6 +583,12 @@ func (r *gcsReader) Read(p []byte) (int, error) {
 			return n, r.err
 		}
 		if err == nil || err == io.EOF || !r.resumable || r.resumes == gcsResumes || r.ctx.Err() != nil {
+			return n, err
+		}
+		if _, stalled := errors.AsType[*StallError](err); stalled && r.seen == r.bodyFrom {
+			// A body that never moved is not asked for again: each
+			// request would wait out the stall timeout once more.
+			r.err = err
 			return n, err
 		}
 		r.resumes++
@@ -665,8 +675,8 @@ func (b *gcsBucket) SignedURL(context.Context, string, *driver.SignedURLOptions)
 	return "", errGCSReadOnly
 }
 
-// Close has nothing to release: the connections are the default
-// transport's, shared with the rest of the process.
+// Close has nothing to release: the connections are the drivers' shared
+// transport's.
 func (b *gcsBucket) Close() error { return nil }
 
 // gcsBucket is a whole driver.Bucket, as blob.NewBucket takes.

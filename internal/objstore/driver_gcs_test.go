@@ -8,6 +8,7 @@ import (
 	"crypto/md5"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -420,5 +421,19 @@ func TestGCSCredentials(t *testing.T) {
 	var oe *Error
 	if !errors.As(err, &oe) || oe.URL != "gs://bucket/day/" || !strings.Contains(err.Error(), "application default credentials") {
 		t.Errorf("listing without credentials: %v", err)
+	}
+}
+
+func init() {
+	stallFixtures["gs"] = stallFixture{
+		start: func(t *testing.T, wrap func(http.Handler) http.Handler) string {
+			f := gcsfake.New(t)
+			f.Put("bucket", "day/a.jsonl", stallObject)
+			srv := serve(t, wrap(f))
+			t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(srv.URL, "http://"))
+			noBackoff(t)
+			return "gs://bucket/day/"
+		},
+		isRead: func(r *http.Request) bool { return r.URL.Query().Get("alt") == "media" },
 	}
 }

@@ -247,7 +247,13 @@ func (s *Store) Open(ctx context.Context, name string, first int64) (io.ReadClos
 }
 
 // describe words a driver error by its kind, keeping the driver's detail.
+// A network failure is told as one before anything else: a driver's words
+// around a timeout repeat the request (with its query, where a SAS token
+// travels) for every attempt.
 func describe(err error) error {
+	if msg := networkFailure(err); msg != "" {
+		return &worded{msg: msg, err: err}
+	}
 	err = shortened(err)
 	switch gcerrors.Code(err) {
 	case gcerrors.NotFound:
@@ -256,6 +262,14 @@ func describe(err error) error {
 		return fmt.Errorf("permission denied (credentials come from the cloud's usual environment): %w", err)
 	}
 	return err
+}
+
+// networkFailure words a failure of the network, not of the store, or "".
+func networkFailure(err error) string {
+	if se, ok := errors.AsType[*StallError](err); ok {
+		return se.Error()
+	}
+	return ""
 }
 
 // shorteners word a driver SDK's error on one line where the SDK writes
