@@ -14,9 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -69,7 +67,11 @@ type Store struct {
 	objects map[string]ref
 }
 
-type ref struct{ bucket, key string }
+// ref is where a listed object lives: a key in a bucket, or a local file.
+type ref struct {
+	bucket, key string
+	file        *localFile
+}
 
 // New returns an empty store; Close releases its buckets.
 func New() *Store {
@@ -89,9 +91,14 @@ func (s *Store) Close() error {
 }
 
 // Object is one listed object: its name (the URL without query, as the
-// report shows it) and the URL of the prefix it was listed under.
+// report shows it) and the URL of the prefix it was listed under. Why,
+// when set, says what a directory walk found at a file:// path it passes
+// over rather than reads (a named pipe, a link to nothing), as
+// recording.Excluded.Why does: the caller says so in the report, and Open
+// refuses it.
 type Object struct {
 	Name, Root string
+	Why        string
 }
 
 // Error is a failure to list or open object storage; URL names what.
@@ -103,21 +110,12 @@ type Error struct {
 func (e *Error) Error() string { return e.URL + ": " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-// split turns a URL into the bucket's URL (scheme, host and the driver's
-// query parameters) and the key or prefix within it. A file:// URL names a
-// local directory as its bucket, or a file in its parent directory.
+// split turns a bucket's URL into the bucket's URL (scheme, host and the
+// driver's query parameters) and the key or prefix within it.
 func split(arg string) (bucketURL, key, display string, err error) {
 	u, err := url.Parse(arg)
 	if err != nil {
 		return "", "", "", err
-	}
-	if u.Scheme == fileblob.Scheme {
-		p := filepath.FromSlash(u.Path)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			dir := filepath.Dir(p)
-			return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir), RawQuery: u.RawQuery}).String(), filepath.Base(p), "file://" + filepath.ToSlash(p), nil
-		}
-		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p), RawQuery: u.RawQuery}).String(), "", "file://" + strings.TrimSuffix(filepath.ToSlash(p), "/"), nil
 	}
 	if u.Host == "" {
 		return "", "", "", errors.New("no bucket named (write " + u.Scheme + "://BUCKET/PREFIX)")
@@ -157,8 +155,12 @@ func (s *Store) bucket(ctx context.Context, bucketURL string) (*blob.Bucket, err
 // List expands a URL: the one object it names, or every object under the
 // prefix it names (a trailing slash, or a key that is no object), in key
 // order, skipping what a directory walk skips. A prefix holding no object
-// is an error, as an empty directory is.
+// is an error, as an empty directory is. A file:// URL is walked as a
+// directory is (see file.go).
 func (s *Store) List(ctx context.Context, arg string) ([]Object, error) {
+	if strings.HasPrefix(arg, fileblob.Scheme+"://") {
+		return s.listFile(arg)
+	}
 	bucketURL, key, display, err := split(arg)
 	if err != nil {
 		// The query may carry what a report should not: left out.
@@ -230,6 +232,13 @@ func (s *Store) Open(ctx context.Context, name string, first int64) (io.ReadClos
 	s.mu.Unlock()
 	if !ok {
 		return nil, &Error{URL: name, Err: errors.New("not listed")}
+	}
+	if r.file != nil {
+		rc, err := openFile(r.file, first)
+		if err != nil {
+			return nil, &Error{URL: name, Err: err}
+		}
+		return rc, nil
 	}
 	b, err := s.bucket(ctx, r.bucket)
 	if err != nil {
