@@ -3,10 +3,12 @@
 package objstore
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -89,5 +91,21 @@ func init() {
 			return "azblob://recordings/day/?localemu=true&protocol=http&domain=" + strings.TrimPrefix(srv.URL, "http://")
 		},
 		isRead: func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Query().Get("comp") != "list" },
+	}
+}
+
+// A name that does not resolve is a network failure, not a container that
+// does not exist (which the driver takes it for).
+func TestAzureLookupFails(t *testing.T) {
+	azureEnv(t)
+	saved := dial
+	dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, _ := net.SplitHostPort(addr)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+	}
+	t.Cleanup(func() { dial = saved })
+	_, err := New().List(context.Background(), "azblob://recordings/day/?localemu=true&protocol=http&domain=localhost:10000")
+	if err == nil || strings.Contains(err.Error(), "not found") || !strings.Contains(err.Error(), "network failure: looking up localhost failed (no such host)") {
+		t.Errorf("got %v", err)
 	}
 }

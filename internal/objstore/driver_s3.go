@@ -29,14 +29,31 @@ import (
 func init() {
 	compiled[s3blob.Scheme] = true
 	openers[s3blob.Scheme] = openS3
+	shorteners = append(shorteners, s3NoCredentials)
+}
+
+// s3NoCredentials words the SDK's failure to find credentials, which it
+// tells as a failed operation, by what would have given some.
+func s3NoCredentials(err error) (long, short string, ok bool) {
+	const mark = "get identity: get credentials: "
+	msg := err.Error()
+	i := strings.Index(msg, mark)
+	if i < 0 {
+		return "", "", false
+	}
+	from := strings.Index(msg, "operation error S3: ")
+	if from < 0 || from > i {
+		from = i
+	}
+	return msg[from:], "no AWS credentials found (AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or an instance or pod role; anonymous=true reads a public bucket): " + msg[i+len(mark):], true
 }
 
 // openS3 opens an s3:// bucket as s3blob's own URL opener does, with the
 // same query parameters, but with the SDK's logger silenced and its
 // requests held to stallTimeout. By default the logger writes to the
-// process's stderr, once per object read from a store that sends no
-// checksum (objects uploaded without one, most S3-compatible stores), and
-// fpcheck's output is fpcheck's to write.
+// process's stderr (once per object read from a store that sends no
+// checksum, and when the instance metadata service refuses a token), and
+// fpcheck's output is fpcheck's to write: its own errors say what failed.
 // Parameters that only matter when writing objects (ssetype, kmskeyid) are
 // accepted and have nothing to do on a read.
 func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
@@ -89,14 +106,18 @@ func (a awsWatched) Do(req *http.Request) (*http.Response, error) { return watch
 // shorten them.
 var s3Backoff retry.BackoffDelayer
 
+// errNoRegion refuses an s3:// URL before a request the SDK would fail
+// with words about endpoint rules and DNS names.
+var errNoRegion = errors.New("no AWS region: name one with ?region= in the URL, or set AWS_REGION (or a region in the AWS profile used)")
+
 // s3Config is the SDK configuration for the URL's parameters, read as
 // gocloud.dev/aws.V2ConfigFromURLParams reads them (region, endpoint,
 // hostname_immutable, profile, dualstack, fips, rate_limiter_capacity,
 // anonymous, role, role_session_name, role_external_id, role_duration,
 // web_identity_token_file, request_checksum_calculation,
-// response_checksum_validation), but loaded with fpcheck's HTTP client:
-// the credential providers the SDK builds while loading keep the one it
-// had then.
+// response_checksum_validation), but loaded with fpcheck's logger and
+// HTTP client: the credential providers the SDK builds while loading
+// keep the ones it had then.
 func s3Config(ctx context.Context, q url.Values) (aws.Config, error) {
 	var endpoint, roleARN string
 	var hostnameImmutable, anonymous bool
@@ -113,7 +134,7 @@ func s3Config(ctx context.Context, q url.Values) (aws.Config, error) {
 		// stalled; this bounds the credential providers' requests.
 		t.ResponseHeaderTimeout = 2 * stallTimeout
 	})
-	opts := []func(*config.LoadOptions) error{config.WithHTTPClient(httpClient)}
+	opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{}), config.WithHTTPClient(httpClient)}
 	parseBool := func(key, v string) (bool, error) {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -195,6 +216,9 @@ func s3Config(ctx context.Context, q url.Values) (aws.Config, error) {
 		if err != nil {
 			return aws.Config{}, fmt.Errorf("failed to load default AWS config: %w", err)
 		}
+		if base.Region == "" {
+			return aws.Config{}, errNoRegion
+		}
 		stsClient := sts.NewFromConfig(base)
 		var provider aws.CredentialsProvider
 		if role.tokenFile != "" {
@@ -215,7 +239,7 @@ func s3Config(ctx context.Context, q url.Values) (aws.Config, error) {
 				o.Duration = role.duration
 			})
 		}
-		opts = []func(*config.LoadOptions) error{config.WithHTTPClient(httpClient), config.WithCredentialsProvider(provider), config.WithRegion(base.Region)}
+		opts = []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{}), config.WithHTTPClient(httpClient), config.WithCredentialsProvider(provider), config.WithRegion(base.Region)}
 	}
 	limiter := retry.RateLimiter(ratelimit.None)
 	if rateLimitCapacity > 0 {
@@ -233,7 +257,9 @@ func s3Config(ctx context.Context, q url.Values) (aws.Config, error) {
 	if err != nil {
 		return aws.Config{}, err
 	}
-	cfg.Logger = logging.Nop{}
+	if cfg.Region == "" {
+		return aws.Config{}, errNoRegion
+	}
 	if endpoint != "" {
 		cfg.EndpointResolverWithOptions = aws.EndpointResolverWithOptionsFunc(
 			func(service, region string, options ...any) (aws.Endpoint, error) {

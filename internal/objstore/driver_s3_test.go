@@ -4,7 +4,10 @@ package objstore
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,5 +55,51 @@ func init() {
 		isRead: func(r *http.Request) bool {
 			return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/a.jsonl")
 		},
+	}
+}
+
+// Without a region an s3:// URL is refused when its bucket is opened,
+// saying where a region comes from, before any request; and the SDK
+// writes nothing of its own.
+func TestS3NoRegion(t *testing.T) {
+	s3Env(t)
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	for _, u := range []string{"s3://bucket/day/", "s3://bucket/day/?endpoint=http://127.0.0.1:1&use_path_style=true", "s3://bucket/day/?region="} {
+		_, err := New().List(context.Background(), u)
+		if !errors.Is(err, errNoRegion) || !strings.Contains(err.Error(), "?region=") || !strings.Contains(err.Error(), "AWS_REGION") {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
+
+// With no credentials anywhere, the error says where credentials come
+// from; and the SDK writes nothing to stderr of its own, not even when
+// the instance metadata service refuses it a token (it would warn that
+// it falls back to IMDSv1).
+func TestS3NoCredentials(t *testing.T) {
+	s3Env(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "")
+	imds := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusForbidden)
+	}))
+	t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.URL)
+	stderr, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = stderr
+	t.Cleanup(func() { os.Stderr = saved })
+
+	_, err = New().List(context.Background(), "s3://bucket/day/?endpoint=http://127.0.0.1:1&use_path_style=true")
+	os.Stderr = saved
+	if err == nil || !strings.Contains(err.Error(), "no AWS credentials found (AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or an instance or pod role") || strings.Contains(err.Error(), "operation error S3") {
+		t.Errorf("got %v", err)
+	}
+	if written, _ := os.ReadFile(stderr.Name()); len(written) > 0 {
+		t.Errorf("the SDK wrote to stderr: %s", written)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"path"
 	"slices"
@@ -256,9 +257,10 @@ func (s *Store) Open(ctx context.Context, name string, first int64) (io.ReadClos
 }
 
 // describe words a driver error by its kind, keeping the driver's detail.
-// A network failure is told as one before anything else: a driver's words
-// around a timeout repeat the request (with its query, where a SAS token
-// travels) for every attempt.
+// A network failure is told as one before anything else: a driver may
+// take a name that does not resolve for a bucket that does not exist, and
+// its words around a timeout or a refused connection repeat the request
+// (with its query, where a SAS token travels) for every attempt.
 func describe(err error) error {
 	if msg := networkFailure(err); msg != "" {
 		return &worded{msg: msg, err: err}
@@ -277,6 +279,16 @@ func describe(err error) error {
 func networkFailure(err error) string {
 	if se, ok := errors.AsType[*StallError](err); ok {
 		return se.Error()
+	}
+	if de, ok := errors.AsType[*net.DNSError](err); ok {
+		return fmt.Sprintf("network failure: looking up %s failed (%s); the store was never reached, so this says nothing of the bucket", de.Name, de.Err)
+	}
+	if oe, ok := errors.AsType[*net.OpError](err); ok && oe.Op == "dial" {
+		addr := ""
+		if oe.Addr != nil {
+			addr = " " + oe.Addr.String()
+		}
+		return fmt.Sprintf("network failure: connecting to%s failed (%v); the store was never reached, so this says nothing of the bucket", addr, oe.Err)
 	}
 	return ""
 }
