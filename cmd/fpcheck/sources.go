@@ -6,8 +6,6 @@ import (
 	"cmp"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,6 +131,12 @@ func expandArgs(args, exclude []string, excluded *[]recording.Excluded, ios *IOS
 				return nil, &FlagError{Err: err}
 			}
 			for _, o := range objs {
+				// What a directory walk passes over (a named pipe, a link
+				// to nothing) a file:// listing passes over alike, said.
+				if o.Why != "" {
+					*excluded = append(*excluded, recording.Excluded{Path: o.Name, Why: o.Why})
+					continue
+				}
 				add(o.Name, o.Root)
 			}
 			continue
@@ -413,20 +417,6 @@ func inShard(e entry, s *report.Shard) bool {
 	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
 }
 
-// declarationsDigest names declarations by content, so two workers given
-// the same file under different paths agree.
-func declarationsDigest(path string) (string, error) {
-	if path == "" {
-		return "", nil
-	}
-	data, err := readSmallFile(path, "declarations file")
-	if err != nil {
-		return "", &FlagError{Err: fmt.Errorf("reading declarations: %w", err)}
-	}
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
-}
-
 // judged is what loading a set of entries gives: every input's result in
 // order, and how the evidence was produced.
 type judged struct {
@@ -449,7 +439,7 @@ type judged struct {
 // each, when not nil, is handed every recording's result in entry order as
 // soon as it and those before it are read (saved reports are not streamed).
 func loadEntries(entries []entry, load loadOptions, ios *IOStreams, store *objstore.Store, each func(report.InputResult)) (*judged, error) {
-	digest, err := declarationsDigest(load.Declarations)
+	digest, err := load.declarationsDigest()
 	if err != nil {
 		return nil, err
 	}
