@@ -12,8 +12,13 @@ import (
 )
 
 // BaselineVersion is the version of the baseline file format. A file with
-// any other version is refused rather than guessed at.
-const BaselineVersion = 1
+// any other version is refused rather than guessed at, but for the one
+// before it, which a refresh reads (ParsePreviousBaseline).
+const BaselineVersion = 2
+
+// classlessVersion is the version whose entries did not say which class of
+// their identity (defect or advisory) they accept.
+const classlessVersion = 1
 
 // HeadlineBaselined: every finding the run would list is accepted by the
 // baseline, so nothing the run filed fails the gate.
@@ -157,6 +162,21 @@ func className(advisory bool) string {
 // given, a kind and seam that agree with the identity, and no identity may
 // appear twice in one class.
 func ParseBaseline(path string, data []byte) (*Baseline, error) {
+	return parseBaseline(path, data, false)
+}
+
+// ParsePreviousBaseline reads the baseline a refresh starts from, whose
+// reasons and expiry dates a new baseline keeps (BaselineOptions.Previous).
+// It also reads a file of the version before classes were stated: its
+// entries lend their reason and expiry to the finding of their identity in
+// whichever class it has now, which the refresh then accepts, as it
+// accepts every finding of the report. Such a file accepts nothing as a
+// --baseline: which class its writer accepted is unknown.
+func ParsePreviousBaseline(path string, data []byte) (*Baseline, error) {
+	return parseBaseline(path, data, true)
+}
+
+func parseBaseline(path string, data []byte, previous bool) (*Baseline, error) {
 	fail := func(format string, a ...any) error {
 		return &BaselineError{Path: path, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -175,9 +195,14 @@ func ParseBaseline(path string, data []byte) (*Baseline, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fail("not a baseline file: trailing data after the JSON object")
 	}
+	classless := false
 	switch {
 	case f.Version == nil:
 		return nil, fail("no \"version\" field; this build reads version %d", BaselineVersion)
+	case *f.Version == classlessVersion && !previous:
+		return nil, fail("version %d, written by an earlier fpcheck: its entries do not say whether they accept the defect or the advisory of their identity, which the two share, so it accepts nothing here; refresh it once with 'fpcheck baseline write --baseline %s RECORDING... -o %s', which keeps its reasons and expiry dates", *f.Version, ShellWord(path), ShellWord(path))
+	case *f.Version == classlessVersion:
+		classless = true
 	case *f.Version != BaselineVersion:
 		return nil, fail("version %d is not one this build reads (it reads version %d)", *f.Version, BaselineVersion)
 	case f.Entries == nil:
@@ -189,6 +214,18 @@ func ParseBaseline(path string, data []byte) (*Baseline, error) {
 		n := i + 1
 		if r.Identity == "" {
 			return nil, fail("entry %d has no identity", n)
+		}
+		if classless {
+			if exp := deref(r.Expires); exp != "" {
+				if _, err := time.Parse(time.DateOnly, exp); err != nil {
+					return nil, fail("entry %d: expires %q is not a date of the form YYYY-MM-DD", n, Sanitize(exp))
+				}
+			}
+			// Both classes of the identity take its reason and expiry.
+			for _, advisory := range []bool{false, true} {
+				b.Entries = append(b.Entries, BaselineEntry{Identity: r.Identity, Advisory: advisory, Reason: deref(r.Reason), Expires: deref(r.Expires)})
+			}
+			continue
 		}
 		if r.Advisory == nil {
 			return nil, fail("entry %d has no \"advisory\": say whether it accepts the advisory (true) or the defect (false) of its identity, which the two share", n)
@@ -515,4 +552,11 @@ func jsonMarkOf(m *BaselineMark) *jsonMark {
 		return nil
 	}
 	return &jsonMark{Reason: m.Reason, Expires: m.Expires, Expired: m.Expired}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -34,19 +34,20 @@ func TestParseBaselineRefusals(t *testing.T) {
 		{"not json", "{", "not a baseline file"},
 		{"array", "[]", "not a baseline file"},
 		{"no version", `{"entries":[]}`, `no "version"`},
-		{"other version", `{"version":2,"entries":[]}`, "version 2 is not one this build reads"},
-		{"no entries", `{"version":1}`, `no "entries" list`},
-		{"unknown field", `{"version":1,"entries":[{"identity":"x @y [] p ","expiry":"2020-01-01"}]}`, `unknown field "expiry"`},
-		{"no identity", `{"version":1,"entries":[{"reason":"r"}]}`, "entry 1 has no identity"},
-		{"bad date", `{"version":1,"entries":[` + entry(`"expires":"31/12/2026"`) + `]}`, "not a date of the form YYYY-MM-DD"},
-		{"duplicate", `{"version":1,"entries":[` + entry(`"advisory":true`) + `,` + entry(`"advisory":true`) + `]}`, `entries 1 and 2 accept the same advisory, identity "a @b [] "`},
-		{"kind mismatch", `{"version":1,"entries":[` + entry(`"kind":"c"`) + `]}`, "do not match its identity"},
-		{"no class", `{"version":1,"entries":[` + entry() + `,` + entry(`"advisory":null`) + `]}`, `entry 2 has no "advisory": say whether it accepts the advisory (true) or the defect (false)`},
-		{"no kind", `{"version":1,"entries":[` + entry(`"kind":null`) + `]}`, `entry 1 has no "kind"; every entry states identity, kind, seam, advisory, reason and expires`},
-		{"no seam", `{"version":1,"entries":[` + entry(`"seam":null`) + `]}`, `entry 1 has no "seam"`},
-		{"no reason", `{"version":1,"entries":[` + entry() + `,` + entry(`"reason":null`, `"advisory":true`) + `]}`, `entry 2 has no "reason"`},
-		{"no expiry", `{"version":1,"entries":[` + entry(`"expires":null`) + `]}`, `entry 1 has no "expires"`},
-		{"trailing", `{"version":1,"entries":[]} {}`, "more than one JSON value"},
+		{"other version", `{"version":3,"entries":[]}`, "version 3 is not one this build reads"},
+		{"the version before classes", `{"version":1,"entries":[{"identity":"a @b [] ","kind":"a","seam":"b","reason":"","expires":""}]}`, "version 1, written by an earlier fpcheck: its entries do not say whether they accept the defect or the advisory of their identity, which the two share, so it accepts nothing here; refresh it once with 'fpcheck baseline write --baseline b.json RECORDING... -o b.json'"},
+		{"no entries", `{"version":2}`, `no "entries" list`},
+		{"unknown field", `{"version":2,"entries":[{"identity":"x @y [] p ","expiry":"2020-01-01"}]}`, `unknown field "expiry"`},
+		{"no identity", `{"version":2,"entries":[{"reason":"r"}]}`, "entry 1 has no identity"},
+		{"bad date", `{"version":2,"entries":[` + entry(`"expires":"31/12/2026"`) + `]}`, "not a date of the form YYYY-MM-DD"},
+		{"duplicate", `{"version":2,"entries":[` + entry(`"advisory":true`) + `,` + entry(`"advisory":true`) + `]}`, `entries 1 and 2 accept the same advisory, identity "a @b [] "`},
+		{"kind mismatch", `{"version":2,"entries":[` + entry(`"kind":"c"`) + `]}`, "do not match its identity"},
+		{"no class", `{"version":2,"entries":[` + entry() + `,` + entry(`"advisory":null`) + `]}`, `entry 2 has no "advisory": say whether it accepts the advisory (true) or the defect (false)`},
+		{"no kind", `{"version":2,"entries":[` + entry(`"kind":null`) + `]}`, `entry 1 has no "kind"; every entry states identity, kind, seam, advisory, reason and expires`},
+		{"no seam", `{"version":2,"entries":[` + entry(`"seam":null`) + `]}`, `entry 1 has no "seam"`},
+		{"no reason", `{"version":2,"entries":[` + entry() + `,` + entry(`"reason":null`, `"advisory":true`) + `]}`, `entry 2 has no "reason"`},
+		{"no expiry", `{"version":2,"entries":[` + entry(`"expires":null`) + `]}`, `entry 1 has no "expires"`},
+		{"trailing", `{"version":2,"entries":[]} {}`, "more than one JSON value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestBaselineRoundTripSortedDeterministic(t *testing.T) {
 	if !bytes.Equal(a.Bytes(), c.Bytes()) {
 		t.Errorf("encoding depends on entry order")
 	}
-	if !strings.HasPrefix(a.String(), "{\n  \"version\": 1,\n  \"entries\": [\n") {
+	if !strings.HasPrefix(a.String(), "{\n  \"version\": 2,\n  \"entries\": [\n") {
 		t.Errorf("unexpected layout:\n%s", a.String())
 	}
 	// Rewriting keeps what people wrote for entries still found.

@@ -96,7 +96,7 @@ evidence would accept too little).`,
 func baselineWriteRun(o *BaselineWriteOptions) error {
 	var prev *report.Baseline
 	if o.Previous != "" {
-		b, err := loadBaseline(o.Previous)
+		b, err := loadBaseline(o.Previous, report.ParsePreviousBaseline)
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func acceptBaseline(opts *report.Options, path string) error {
 	if path == "" {
 		return nil
 	}
-	b, err := loadBaseline(path)
+	b, err := loadBaseline(path, report.ParseBaseline)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func acceptBaseline(opts *report.Options, path string) error {
 	return nil
 }
 
-func loadBaseline(path string) (*report.Baseline, error) {
+func loadBaseline(path string, parse func(string, []byte) (*report.Baseline, error)) (*report.Baseline, error) {
 	data, err := readSmallFile(path, "baseline")
 	if err != nil {
 		var pe *os.PathError
@@ -176,7 +176,7 @@ func loadBaseline(path string) (*report.Baseline, error) {
 		}
 		return nil, &report.BaselineError{Path: path, Msg: fmt.Sprintf("cannot read it: %v", err)}
 	}
-	return report.ParseBaseline(path, data)
+	return parse(path, data)
 }
 
 // writeBaselineFile writes the baseline a report implies, for analyze
