@@ -434,21 +434,33 @@ func identities(runs []*Run) map[string]bool {
 // class: an advisory and a defect of one identity are two findings to the
 // gate, so a diff holds each against the other side's.
 func classedFindings(run *Run) []Finding {
-	src := run.allFindings
-	if src == nil {
-		src = run.Findings
-	}
+	return firstOf(run.everyFinding(), Finding.classKey)
+}
+
+// firstOf is the real findings of fs, the first of each key, with
+// synthetic canaries left out.
+func firstOf(fs []Finding, key func(Finding) string) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
-	for _, f := range src {
-		if f.Synthetic || seen[f.classKey()] {
-			continue
+	for _, f := range fs {
+		if k := key(f); !f.Synthetic && !seen[k] {
+			seen[k] = true
+			out = append(out, f)
 		}
-		seen[f.classKey()] = true
-		out = append(out, f)
 	}
 	return out
 }
+
+// everyFinding is the run's findings whatever the kind filter or limit
+// showed.
+func (r *Run) everyFinding() []Finding {
+	if r.allFindings != nil {
+		return r.allFindings
+	}
+	return r.Findings
+}
+
+func identityOf(f Finding) string { return f.Identity }
 
 // runMatch is one pair of runs; either may be nil.
 type runMatch struct {

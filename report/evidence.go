@@ -307,11 +307,7 @@ func (r *Report) fingerprintAlone(run *Run, i int) (string, bool) {
 		if other.Input != run.Input && !slices.ContainsFunc(other.Copies, func(c RunCopy) bool { return c.Input == run.Input }) {
 			continue
 		}
-		src := other.allFindings
-		if src == nil {
-			src = other.Findings
-		}
-		for _, f := range src {
+		for _, f := range other.everyFinding() {
 			if strings.HasPrefix(Fingerprint(f.Identity), ref) {
 				n++
 			}

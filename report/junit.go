@@ -416,20 +416,7 @@ func sideRow(s *Side, kind, seam string) (Row, bool) {
 // the kind filter or limit showed: JUnit judges per check, and a filter
 // never changes what is judged.
 func uniqueAll(run *Run) []Finding {
-	src := run.allFindings
-	if src == nil {
-		src = run.Findings
-	}
-	var out []Finding
-	seen := map[string]bool{}
-	for _, f := range src {
-		if f.Synthetic || seen[f.Identity] {
-			continue
-		}
-		seen[f.Identity] = true
-		out = append(out, f)
-	}
-	return out
+	return firstOf(run.everyFinding(), identityOf)
 }
 
 // findingLines lists findings one per line for plain-text CI fields.

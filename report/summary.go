@@ -181,16 +181,7 @@ func (r *Report) Fails(f Finding) bool {
 // (the first listing of each), with synthetic canaries left out: the
 // machine formats report one result per defect per run.
 func uniqueFindings(run *Run) []Finding {
-	var out []Finding
-	seen := map[string]bool{}
-	for _, f := range run.Findings {
-		if f.Synthetic || seen[f.Identity] {
-			continue
-		}
-		seen[f.Identity] = true
-		out = append(out, f)
-	}
-	return out
+	return firstOf(run.Findings, identityOf)
 }
 
 // runLabel names a run for one-line formats.
