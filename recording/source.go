@@ -231,6 +231,41 @@ var (
 
 // isZstdSkippable reports a zstd skippable frame (magic 0x184D2A5?), which
 // may precede the first data frame.
+// newZstdReader is a zstd decoder as the loader reads with it: one
+// goroutine, and no window past MaxZstdWindow.
+func newZstdReader(r io.Reader) (*zstd.Decoder, error) {
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(MaxZstdWindow))
+}
+
+// Compressed reports whether head, the first bytes of an input, starts
+// as gzip or zstd, the compressions the loader reads.
+func Compressed(head []byte) bool {
+	return bytes.HasPrefix(head, magicGzip) || bytes.HasPrefix(head, magicZstd)
+}
+
+// Decompressor is r decompressed, for a reader of something other than a
+// recording kept compressed as recordings are (a saved report): gzip or
+// zstd by head, r's first bytes, as the loader takes them. ok is false for
+// anything else, and for a stream whose header does not decode. done
+// releases the decoder.
+func Decompressor(head []byte, r io.Reader) (dec io.Reader, done func(), ok bool) {
+	switch {
+	case bytes.HasPrefix(head, magicGzip):
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, nil, false
+		}
+		return zr, func() { zr.Close() }, true
+	case bytes.HasPrefix(head, magicZstd):
+		zr, err := newZstdReader(r)
+		if err != nil {
+			return nil, nil, false
+		}
+		return zr, zr.Close, true
+	}
+	return nil, nil, false
+}
+
 func isZstdSkippable(b []byte) bool {
 	return len(b) >= 4 && b[0]&0xF0 == 0x50 && b[1] == 0x2A && b[2] == 0x4D && b[3] == 0x18
 }
@@ -296,9 +331,7 @@ func openStream(name string, r io.Reader, opts Options) (*source, error) {
 	var limit int64
 	switch {
 	case bytes.HasPrefix(m, magicZstd) || isZstdSkippable(m):
-		zr, err := zstd.NewReader(head,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxWindow(MaxZstdWindow))
+		zr, err := newZstdReader(head)
 		if err != nil {
 			return s, s.withCompression("zstd").readError(err, 0)
 		}

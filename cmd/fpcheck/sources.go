@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +22,6 @@ import (
 	"github.com/fpcheck/fpcheck/internal/objstore"
 	"github.com/fpcheck/fpcheck/recording"
 	"github.com/fpcheck/fpcheck/report"
-	"github.com/klauspost/compress/zstd"
 )
 
 // entry is one input the arguments name: a recording to load, or a saved
@@ -193,7 +191,7 @@ func sniffEntry(p string, ios *IOStreams, store *objstore.Store, readSaved bool,
 		}
 		b, err := io.ReadAll(head)
 		head.Close()
-		if err != nil || !report.IsSaved(b) && !compressed(b) {
+		if err != nil || !report.IsSaved(b) && !recording.Compressed(b) {
 			return nil, nil
 		}
 		full, err := store.Open(context.Background(), p, 0)
@@ -238,34 +236,6 @@ func sniffEntry(p string, ios *IOStreams, store *objstore.Store, readSaved bool,
 	return report.ReadSaved(name, body, savedLimit(limit))
 }
 
-// compressed reports whether head starts with the magic number of a
-// compression a saved report may be kept in: gzip or zstd, as the loader
-// reads recordings.
-func compressed(head []byte) bool {
-	return bytes.HasPrefix(head, []byte{0x1F, 0x8B}) || bytes.HasPrefix(head, []byte{0x28, 0xB5, 0x2F, 0xFD})
-}
-
-// decompressing is r's bytes decompressed when head, its first bytes,
-// names gzip or zstd; ok is false for anything else, and for a stream
-// whose header does not decode (the loader says why).
-func decompressing(head []byte, r io.Reader) (dec io.Reader, done func(), ok bool) {
-	switch {
-	case bytes.HasPrefix(head, []byte{0x1F, 0x8B}):
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, nil, false
-		}
-		return zr, func() { zr.Close() }, true
-	case bytes.HasPrefix(head, []byte{0x28, 0xB5, 0x2F, 0xFD}):
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(recording.MaxZstdWindow))
-		if err != nil {
-			return nil, nil, false
-		}
-		return zr, zr.Close, true
-	}
-	return nil, nil, false
-}
-
 // peekSaved reports whether r holds a saved report, plain or compressed
 // (CI artifacts are often kept compressed). raw yields every byte of r as
 // it came, for the loader when r holds no report; body yields the
@@ -277,7 +247,7 @@ func peekSaved(r io.Reader) (raw, body io.Reader, saved bool, done func()) {
 	// What the decompressor reads is kept until the sniff is decided, so
 	// that a compressed recording still reaches the loader whole.
 	tee := &keepReader{r: br, kept: &bytes.Buffer{}}
-	dec, done, ok := decompressing(head, tee)
+	dec, done, ok := recording.Decompressor(head, tee)
 	if !ok {
 		sr, saved, _ := report.SniffSaved(br)
 		return sr, sr, saved, func() {}
@@ -318,7 +288,7 @@ func reorderedSaved(p string, store *objstore.Store, limit int64) bool {
 	br := bufio.NewReader(src)
 	var r io.Reader = br
 	head, _ := br.Peek(4)
-	if dec, done, ok := decompressing(head, br); ok {
+	if dec, done, ok := recording.Decompressor(head, br); ok {
 		defer done()
 		r = dec
 	}
