@@ -116,6 +116,30 @@ type Excluded struct {
 // excluder holds the --exclude patterns.
 type excluder []string
 
+// ExcludedObject is what keeps an object listed under root (an object
+// store's prefix, names joined by '/') out of the inputs, as a directory
+// walk keeps out a file or a directory on its way to it: the object itself
+// or the nearest of its parents below root that a pattern matches (at), and
+// the pattern. ok is false when no pattern matches.
+func ExcludedObject(patterns []string, name, root string) (at, pattern string, ok bool) {
+	x := excluder(patterns)
+	base := strings.TrimSuffix(root, "/")
+	if rel, under := strings.CutPrefix(name, base+"/"); under && base != "" {
+		// The walk meets the parents first, outermost first.
+		segs := strings.Split(rel, "/")
+		for i := 1; i < len(segs); i++ {
+			dir := base + "/" + strings.Join(segs[:i], "/")
+			if pat, ok := x.match(dir, root); ok {
+				return dir, pat, true
+			}
+		}
+	}
+	if pat, ok := x.match(name, root); ok {
+		return name, pat, true
+	}
+	return "", "", false
+}
+
 // match returns the first pattern that excludes p, found under root (the
 // directory argument or glob base; empty for a path named itself). A
 // pattern without a slash matches the name of a file or directory anywhere;

@@ -103,4 +103,13 @@ func checkBucketReadsAsFiles(t *testing.T, local string, at func(key string) str
 	if code != int(ExitUsage) || !strings.Contains(stderr, name("2026-11-30")+": no recording objects under this prefix") {
 		t.Errorf("empty prefix: exit %d, %q", code, stderr)
 	}
+	// --exclude keeps objects out as it keeps files out of the directory:
+	// a prefix by its name, an object by a pattern on its path.
+	for _, pattern := range []string{"runs", "runs/*.gz"} {
+		wantCode, want, _ := run(t, nil, "analyze", "--exclude", pattern, local)
+		code, got, stderr := run(t, nil, "analyze", "--exclude", pattern, at(bucketDay))
+		if code != wantCode || strings.Count(got, "EXCLUDED") != strings.Count(want, "EXCLUDED") || !strings.Contains(got, "matches --exclude '"+pattern+"'") {
+			t.Errorf("--exclude %s: exit %d from the bucket, %d from the directory (%s)\nbucket:\n%s\ndirectory:\n%s", pattern, code, wantCode, stderr, head(got), head(want))
+		}
+	}
 }

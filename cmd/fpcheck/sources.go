@@ -135,6 +135,13 @@ func expandArgs(args, exclude []string, excluded *[]recording.Excluded, ios *IOS
 					*excluded = append(*excluded, recording.Excluded{Path: o.Name, Why: o.Why})
 					continue
 				}
+				if at, pat, ok := recording.ExcludedObject(exclude, o.Name, o.Root); ok {
+					// A prefix kept out is said once, as a directory is.
+					if !slices.ContainsFunc(*excluded, func(e recording.Excluded) bool { return e.Path == at }) {
+						*excluded = append(*excluded, recording.Excluded{Path: at, Pattern: pat})
+					}
+					continue
+				}
 				add(o.Name, o.Root)
 			}
 			continue
