@@ -501,12 +501,23 @@ func baselineSentences(br *BaselineReport) (string, []string) {
 	head += "."
 	var lines []string
 	for _, e := range br.Expired {
-		lines = append(lines, fmt.Sprintf("⚠ expired on %s: %q%s", e.Expires, e.Identity, reasonSuffix(e.Reason)))
+		lines = append(lines, fmt.Sprintf("⚠ expired on %s: %s%q%s", e.Expires, e.class(), e.Identity, reasonSuffix(e.Reason)))
 	}
 	for _, e := range br.Stale {
-		lines = append(lines, fmt.Sprintf("stale: %q%s", e.Identity, reasonSuffix(e.Reason)))
+		lines = append(lines, fmt.Sprintf("stale: %s%q%s", e.class(), e.Identity, reasonSuffix(e.Reason)))
 	}
 	return head, lines
+}
+
+// class is what a report names before an entry's identity: nothing for
+// an entry that accepts the defect, "advisory " for one that accepts the
+// advisory, since the defect of the same identity may be the finding in
+// the report beside it.
+func (e BaselineEntry) class() string {
+	if e.Advisory {
+		return "advisory "
+	}
+	return ""
 }
 
 func itThem(n int) string {

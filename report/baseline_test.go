@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // entry is a baseline entry's JSON with every field stated, changed by
@@ -194,5 +196,19 @@ func TestBaselineUnchangedWithout(t *testing.T) {
 		if strings.Contains(js.String(), key) {
 			t.Errorf("JSON carries %s without a baseline", key)
 		}
+	}
+}
+
+// TestBaselineLinesNameTheAdvisoryClass: an expired or stale entry that
+// accepts an advisory is named with its class, since the defect of the
+// same identity may be the finding the report lists beside it.
+func TestBaselineLinesNameTheAdvisoryClass(t *testing.T) {
+	br := &BaselineReport{Path: "b.json", Entries: 2,
+		Expired: []BaselineEntry{{Identity: "a @b [] ", Advisory: true, Expires: "2020-01-01"}},
+		Stale:   []BaselineEntry{{Identity: "a @b [] ", Advisory: true}, {Identity: "c @d [] "}}}
+	_, lines := baselineSentences(br)
+	want := []string{`⚠ expired on 2020-01-01: advisory "a @b [] "`, `stale: advisory "a @b [] "`, `stale: "c @d [] "`}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
 	}
 }

@@ -130,7 +130,7 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 	if br := r.Baseline; br != nil {
 		for _, e := range br.Stale {
 			ghCommand(&b, "notice", "", 0, "fpcheck: stale baseline entry",
-				Sanitize("No longer found, remove it from "+br.Path+": "+e.Identity))
+				Sanitize("No longer found, remove it from "+br.Path+": "+e.class()+e.Identity))
 		}
 	}
 	// The result line carries the bound, as the text report does: a log

@@ -382,10 +382,10 @@ func (b *sarifBuilder) inputNotifications(r *Report) {
 	}
 	if br := r.Baseline; br != nil {
 		for _, e := range br.Expired {
-			b.notes = append(b.notes, sarifNotification{Level: "warning", Message: sarifText{Text: fmt.Sprintf("Baseline entry expired on %s; its finding fails again: %s", e.Expires, e.Identity)}})
+			b.notes = append(b.notes, sarifNotification{Level: "warning", Message: sarifText{Text: fmt.Sprintf("Baseline entry expired on %s; its finding fails again: %s%s", e.Expires, e.class(), e.Identity)}})
 		}
 		for _, e := range br.Stale {
-			b.notes = append(b.notes, sarifNotification{Level: "note", Message: sarifText{Text: "Stale baseline entry (no longer found; remove it): " + e.Identity}})
+			b.notes = append(b.notes, sarifNotification{Level: "note", Message: sarifText{Text: "Stale baseline entry (no longer found; remove it): " + e.class() + e.Identity}})
 		}
 	}
 }
