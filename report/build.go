@@ -71,14 +71,6 @@ func build(inputs []InputResult, opts Options, take bool) *Report {
 			// The sorted copy holds them now.
 			clear(in.Runs)
 		}
-		ids := map[string]bool{}
-		for _, rr := range runs {
-			ids[rr.RunID] = true
-		}
-		input.LostRuns = lostRuns(in.Stats, ids)
-		if len(input.LostRuns) > 0 {
-			input.Notes = append(input.Notes, lostRunsNote(input.LostRuns))
-		}
 		for k, rr := range runs {
 			if take {
 				runs[k] = RunResult{}
@@ -166,15 +158,23 @@ func buildInput(in InputResult) Input {
 	if in.Err != nil {
 		input.Error = in.Err.Error()
 	}
+	ids := map[string]bool{}
 	for _, rr := range in.Runs {
+		ids[rr.RunID] = true
 		if rr.HeadMissing {
 			input.HeadMissing = append(input.HeadMissing, rr.RunID)
 		}
 	}
-	if input.Error == "" && input.RunCount == 0 {
+	// Before the notes: an input whose runs were all lost is not one that
+	// holds no run.
+	input.LostRuns = lostRuns(in.Stats, ids)
+	if input.noTail() {
 		input.Coverage = CoverageNoTail
 	}
 	input.Notes = inputNotes(&input, in.Stats != nil)
+	if len(input.LostRuns) > 0 {
+		input.Notes = append(input.Notes, lostRunsNote(input.LostRuns))
+	}
 	return input
 }
 

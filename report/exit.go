@@ -110,6 +110,7 @@ func exitRank(code int) int {
 
 // Summary counts the report's outcome for a closing line.
 type Summary struct {
+	// Empty counts the inputs read that hold no run at all (no-tail).
 	Inputs, Unreadable, Empty int
 	Runs, Green, Defects      int
 	Unmeasured                int
@@ -133,7 +134,7 @@ func (r *Report) Summarize() Summary {
 		switch {
 		case in.Error != "":
 			s.Unreadable++
-		case in.RunCount == 0:
+		case in.noTail():
 			s.Empty++
 		}
 		if len(in.LostRuns) > 0 {

@@ -87,6 +87,16 @@ func formatCases() []formatCase {
 			in[1].Stats.Losses = append(in[1].Stats.Losses, recording.Loss{Kind: "malformed", RunID: "run-lost", Count: 1, Lines: []int64{99}})
 			in[1].Stats.Malformed++
 		}},
+		// Inputs that had runs and have none judged: every run stopped at
+		// a limit, every run lost whole. Neither holds no run (no-tail).
+		{name: "none-judged", inputs: []string{"report/full.jsonl", "report/mixed.jsonl"}, tweak: func(t *testing.T, in []InputResult) {
+			in[0].Stats.StoppedRuns = []recording.StoppedRun{{RunID: in[0].Runs[0].RunID, Line: 7,
+				Message: `report/full.jsonl: line 7: run "run-1796025700000-1" has more than 6 events (limit set by --max-events-per-run)`}}
+			in[0].Runs = nil
+			in[1].Stats.Losses = append(in[1].Stats.Losses, recording.Loss{Kind: "malformed", RunID: in[1].Runs[0].RunID, Count: 1, Lines: []int64{3}})
+			in[1].Stats.Malformed++
+			in[1].Runs = nil
+		}},
 	}
 }
 
@@ -673,4 +683,40 @@ func findFormatCase(t *testing.T, name string) int {
 	}
 	t.Fatalf("no format case %q", name)
 	return 0
+}
+
+// TestNoRunJudgedIsNotNoTail: an input whose runs were all stopped at a
+// limit or lost whole had runs; no format calls it an input holding no run
+// (no-tail), and each says what became of its runs.
+func TestNoRunJudgedIsNotNoTail(t *testing.T) {
+	r := buildFormatCase(t, formatCases()[findFormatCase(t, "none-judged")])
+	if got := r.ExitCode(); got != ExitUnreadable {
+		t.Errorf("ExitCode() = %d, want %d", got, ExitUnreadable)
+	}
+	for _, in := range r.Inputs {
+		if in.Coverage != "" {
+			t.Errorf("%s: coverage %q, want none", in.Path, in.Coverage)
+		}
+	}
+	out := renderFormats(t, r, []string{FormatText, FormatJSON, FormatSARIF, FormatJUnit, FormatMarkdown, FormatGitHub, FormatShort})
+	for f, b := range out {
+		s := string(b)
+		for _, bad := range []string{"no-tail", "no run)", "with no run", "holds no run", `"emptyInputs": 1`} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%s says %q of inputs whose runs were stopped or lost:\n%s", f, bad, s)
+			}
+		}
+		if f == FormatJSON || f == FormatShort {
+			continue
+		}
+		for _, want := range []string{"run-1796025700000-1", "stopped at a limit"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s does not say %q:\n%s", f, want, s)
+			}
+		}
+	}
+	if s := string(out[FormatText]); !strings.Contains(s, "No run of this input is judged: 1 run was stopped at a limit.") ||
+		!strings.Contains(s, "No run of this input is judged: 1 run was lost whole.") {
+		t.Errorf("text does not say why no run is judged:\n%s", s)
+	}
 }

@@ -71,7 +71,7 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 		switch {
 		case in.Error != "":
 			ghCommand(&b, "error", file, 0, "fpcheck: unreadable input", Sanitize(unreadableSentence(&in)))
-		case in.RunCount == 0:
+		case in.noTail():
 			ghCommand(&b, failCommand(r.Options.inputCode(&in), "notice"), file, 0, "fpcheck: unmeasured",
 				Sanitize(displayPath(in.Path)+" holds no run (no-tail): no evidence, not a clean run."))
 		}

@@ -148,8 +148,12 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 		switch {
 		case in.Error != "":
 			cells(append(append([]string{path}, dash...), "⛔ unreadable")...)
-		case in.RunCount == 0:
+		case in.noTail():
 			cells(append(append([]string{path}, dash...), verdictMark(VerdictUnmeasured, r.Options.AllowUnmeasured)+" (no run)")...)
+		case in.RunCount == 0 && len(in.StoppedRuns) > 0:
+			cells(append(append([]string{path}, dash...), "⛔ not judged ("+noRunJudged(&in)+")")...)
+		case in.RunCount == 0:
+			cells(append(append([]string{path}, dash...), verdictMark(VerdictUnmeasured, r.Options.AllowUnmeasured)+" ("+noRunJudged(&in)+")")...)
 		}
 		for _, ri := range idx {
 			run := &r.Runs[ri]
@@ -174,11 +178,28 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 	}
 	for i := range r.Inputs {
 		in := &r.Inputs[i]
+		var lost []string
 		if in.Error != "" {
+			lost = append(lost, unreadableSentence(in))
+		}
+		for _, sr := range in.StoppedRuns {
+			lost = append(lost, stoppedRunText(sr))
+		}
+		mark := "⛔"
+		if len(lost) == 0 {
+			mark = "⚠️"
+		}
+		if len(in.LostRuns) > 0 {
+			lost = append(lost, strings.TrimPrefix(lostRunsNote(in.LostRuns), "⚠ "))
+		}
+		if len(lost) == 0 {
+			continue
+		}
+		m.line("")
+		m.line(fmt.Sprintf("### %s %s", mark, MarkdownEscape(displayPath(in.Path))))
+		for _, l := range lost {
 			m.line("")
-			m.line(fmt.Sprintf("### ⛔ %s", MarkdownEscape(displayPath(in.Path))))
-			m.line("")
-			m.line(MarkdownEscape(unreadableSentence(in)))
+			m.line(MarkdownEscape(l))
 		}
 	}
 	var copied []string

@@ -231,8 +231,9 @@ type Input struct {
 	RunCount int
 	// HeadMissing lists the runs of this input whose head was lost.
 	HeadMissing []string
-	// Coverage is CoverageNoTail for a readable input with no run, and
-	// empty otherwise (runs carry their own coverage).
+	// Coverage is CoverageNoTail for a readable input with no run (none
+	// read, none stopped at a limit, none lost whole), and empty otherwise
+	// (runs carry their own coverage).
 	Coverage Coverage
 	// LostRuns are losses that name a run id of which no event was read:
 	// a whole run lost. They make the input unmeasured (exit 3 unless
@@ -244,6 +245,13 @@ type Input struct {
 	// in another input (Run.Copies); they are left out of Report.Runs, so
 	// RunCount - Copies of the input's runs are there.
 	Copies int
+}
+
+// noTail reports whether the input was read and holds no run at all. An
+// input whose runs were all stopped at a limit or lost whole had runs: it
+// is not judged, but it is not an input without events.
+func (in *Input) noTail() bool {
+	return in.Error == "" && in.RunCount == 0 && len(in.StoppedRuns) == 0 && len(in.LostRuns) == 0
 }
 
 // Run is one run's report: the recorded evidence (and, once a replay exists,

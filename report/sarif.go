@@ -331,7 +331,7 @@ func (b *sarifBuilder) inputNotifications(r *Report) {
 			b.notes = append(b.notes, sarifNotification{Level: "error",
 				Message:   sarifText{Text: fmt.Sprintf("Unreadable input %s: %s. %s", in.Path, in.Error, judgedDespite(&in))},
 				Locations: b.location(in.Path, 0)})
-		case in.RunCount == 0:
+		case in.noTail():
 			b.notes = append(b.notes, sarifNotification{Level: "warning",
 				Message:   sarifText{Text: fmt.Sprintf("Unmeasured: %s holds no run (no-tail). No evidence, not a clean run.", in.Path)},
 				Locations: b.location(in.Path, 0)})

@@ -366,12 +366,31 @@ func inputNotes(in *Input, haveStats bool) []string {
 	}
 	switch {
 	case in.Error != "":
-	case in.RunCount == 0:
+	case in.noTail():
 		notes = append(notes, "⚠ No run in this input: no event tail to judge (no-tail). No evidence, not a clean run.")
+	case in.RunCount == 0:
+		notes = append(notes, "⚠ No run of this input is judged: "+noRunJudged(in)+". Not a clean run.")
 	default:
 		notes = append(notes, count(in.RunCount, "run", "runs")+".")
 	}
 	return notes
+}
+
+// noRunJudged words why an input that had runs has none judged: they were
+// stopped at a limit or lost whole.
+func noRunJudged(in *Input) string {
+	var parts []string
+	if n := len(in.StoppedRuns); n > 0 {
+		parts = append(parts, count(n, "run was stopped at a limit", "runs were stopped at a limit"))
+	}
+	lost := map[string]bool{}
+	for _, l := range in.LostRuns {
+		lost[l.RunID] = true
+	}
+	if n := len(lost); n > 0 {
+		parts = append(parts, count(n, "run was lost whole", "runs were lost whole"))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // withArticle puts "a" or "an" before a format name.

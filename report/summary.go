@@ -25,6 +25,9 @@ type InputSummary struct {
 	// input alone would give); JudgedIn names those inputs, in order.
 	Copies   int
 	JudgedIn []string
+	// NotJudged says which of the input's runs were stopped at a limit or
+	// lost whole (noRunJudged); empty when none was.
+	NotJudged string
 }
 
 // runsByInput returns, for each input, the indices of its runs in r.Runs.
@@ -48,7 +51,7 @@ func (r *Report) InputSummaries() []InputSummary {
 	copies := copiesByInput(r)
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
-		s := InputSummary{Path: in.Path, Error: in.Error, Runs: len(idx) + len(copies[i]), Copies: len(copies[i])}
+		s := InputSummary{Path: in.Path, Error: in.Error, Runs: len(idx) + len(copies[i]), Copies: len(copies[i]), NotJudged: noRunJudged(&in)}
 		code := r.Options.inputCode(&in)
 		runs := make([]*Run, 0, s.Runs)
 		for _, ri := range idx {
@@ -85,7 +88,10 @@ func (s InputSummary) Line() string {
 	if s.Error != "" {
 		return "unreadable: " + s.Error
 	}
-	if s.Runs == 0 {
+	switch {
+	case s.Runs == 0 && s.NotJudged != "":
+		return "no run judged: " + s.NotJudged
+	case s.Runs == 0:
 		return "no run (no-tail): no evidence, not a clean run"
 	}
 	line := count(s.Runs, "run", "runs") + ": " + strings.Join(runOutcomes(s.Green, s.WithDefects, s.Unmeasured), ", ")
@@ -108,6 +114,9 @@ func (s InputSummary) Line() string {
 			what = fmt.Sprintf("%d of them copies of runs", s.Copies)
 		}
 		line += fmt.Sprintf("; %s judged in %s, counted there", what, strings.Join(mapSlice(s.JudgedIn, displayPath), ", "))
+	}
+	if s.NotJudged != "" {
+		line += "; not judged: " + s.NotJudged
 	}
 	return line
 }
