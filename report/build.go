@@ -157,6 +157,10 @@ func buildInput(in InputResult) Input {
 	}
 	if in.Err != nil {
 		input.Error = in.Err.Error()
+		var ie *recording.InputError
+		if errors.As(in.Err, &ie) {
+			input.ErrorLine = ie.Line
+		}
 	}
 	ids := map[string]bool{}
 	for _, rr := range in.Runs {

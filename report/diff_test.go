@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,8 +22,9 @@ type diffCase struct {
 	diff               DiffOptions
 	exit               int
 	golden             bool
-	// want are strings the text rendering must carry.
-	want []string
+	// want are strings the text rendering must carry; short the lines
+	// --format short must carry.
+	want, short []string
 	// totals checked when set.
 	totals *DiffTotals
 	// tweak, when set, edits the inputs read before the reports are built.
@@ -73,7 +75,11 @@ func diffCases() []diffCase {
 		{name: "head-unmeasured-allowed", base: []string{"report/nothing-checked.jsonl"}, head: []string{"report/nothing-checked.jsonl"}, exit: ExitGreen,
 			diff: DiffOptions{AllowUnmeasured: true}},
 		{name: "unreadable", base: []string{"report/full.jsonl"}, head: []string{"report/missing.jsonl"}, exit: ExitUnreadable,
-			want: []string{"head unreadable"}},
+			want:  []string{"head unreadable"},
+			short: []string{"report/missing.jsonl:1: unreadable@input: Unreadable: open report/missing.jsonl: no such file or directory. Nothing from it is compared."}},
+		{name: "head-no-run", base: []string{"report/full.jsonl"}, head: []string{"report/empty.jsonl"}, exit: ExitDefects,
+			want:  []string{"The head holds no run (no-tail)"},
+			short: []string{"report/empty.jsonl:1: unmeasured@input: The head holds no run (no-tail): nothing in it is measured."}},
 		{name: "new-advisory", base: []string{"formats/clean.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitGreen,
 			want: []string{"NEW advisory"}},
 		{name: "new-advisory-fails", base: []string{"formats/clean.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitDefects,
@@ -203,6 +209,12 @@ func TestDiff(t *testing.T) {
 			for _, w := range dc.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("text lacks %q:\n%s", w, text)
+				}
+			}
+			short := strings.Split(string(out[FormatShort]), "\n")
+			for _, w := range dc.short {
+				if !slices.Contains(short, w) {
+					t.Errorf("short lacks %q:\n%s", w, out[FormatShort])
 				}
 			}
 			if dc.totals != nil {

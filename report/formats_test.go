@@ -706,7 +706,7 @@ func TestNoRunJudgedIsNotNoTail(t *testing.T) {
 				t.Errorf("%s says %q of inputs whose runs were stopped or lost:\n%s", f, bad, s)
 			}
 		}
-		if f == FormatJSON || f == FormatShort {
+		if f == FormatJSON {
 			continue
 		}
 		for _, want := range []string{"run-1796025700000-1", "stopped at a limit"} {
@@ -718,5 +718,42 @@ func TestNoRunJudgedIsNotNoTail(t *testing.T) {
 	if s := string(out[FormatText]); !strings.Contains(s, "No run of this input is judged: 1 run was stopped at a limit.") ||
 		!strings.Contains(s, "No run of this input is judged: 1 run was lost whole.") {
 		t.Errorf("text does not say why no run is judged:\n%s", s)
+	}
+}
+
+// TestShortStatesInputProblems: every problem of an input itself that
+// sets the exit code (a read error, a run stopped at a limit, runs lost
+// whole, no run at all) is a line of --format short at its place, in the
+// words the other formats use, matching ShortLine.
+func TestShortStatesInputProblems(t *testing.T) {
+	tests := []struct {
+		fcase string
+		want  []string // PATH:LINE: kind@seam: message prefix
+	}{
+		{"partly-read", []string{"report/full.jsonl:1: unreadable@input: Unreadable past a point: report/full.jsonl: line 99: the line is longer than 4 KiB (limit set by --max-line-bytes). The 1 run read before it is judged"}},
+		{"multi-input", []string{"report/missing.jsonl:1: unreadable@input: Unreadable: open report/missing.jsonl", "report/empty.jsonl:1: unmeasured@input: No run in this input: no event tail to judge (no-tail)."}},
+		{"stopped-and-lost", []string{`report/full.jsonl:99: stopped@run: Run stopped at a limit: report/full.jsonl: line 99: run "run-big" has more than 100 events (limit set by --max-events-per-run).`,
+			"report/mixed.jsonl:99: lost@input: Evidence damaged: 1 line that did not decode names a run of which no event was read: run-lost (line 99)."}},
+		{"none-judged", []string{`report/full.jsonl:7: stopped@run: Run stopped at a limit: report/full.jsonl: line 7: run "run-1796025700000-1" has more than 6 events (limit set by --max-events-per-run).`}},
+	}
+	matcher := regexp.MustCompile(ShortLine)
+	for _, tt := range tests {
+		t.Run(tt.fcase, func(t *testing.T) {
+			out := string(renderFormats(t, buildFormatCase(t, formatCases()[findFormatCase(t, tt.fcase)]), []string{FormatShort})[FormatShort])
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if !strings.HasPrefix(lines[len(lines)-1], "RESULT exit 2") && !strings.HasPrefix(lines[len(lines)-1], "RESULT exit 3") {
+				t.Errorf("last line %q", lines[len(lines)-1])
+			}
+			for _, want := range tt.want {
+				i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) })
+				if i < 0 {
+					t.Errorf("no line starting %q:\n%s", want, out)
+					continue
+				}
+				if !matcher.MatchString(lines[i]) {
+					t.Errorf("%q does not match ShortLine", lines[i])
+				}
+			}
+		})
 	}
 }

@@ -224,6 +224,9 @@ type Input struct {
 	Problems []recording.Problem
 	// Error is why the input could not be read; empty when it was.
 	Error string
+	// ErrorLine is the 1-based line Error is on; 0 when it is not known
+	// (and in a report read back from JSON, which does not carry it).
+	ErrorLine int64
 	// StoppedRuns are the runs let go unjudged at a limit of their own,
 	// while the input's other runs were read and judged (exit 2).
 	StoppedRuns []recording.StoppedRun

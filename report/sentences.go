@@ -367,7 +367,7 @@ func inputNotes(in *Input, haveStats bool) []string {
 	switch {
 	case in.Error != "":
 	case in.noTail():
-		notes = append(notes, "⚠ No run in this input: no event tail to judge (no-tail). No evidence, not a clean run.")
+		notes = append(notes, noTailNote)
 	case in.RunCount == 0:
 		notes = append(notes, "⚠ No run of this input is judged: "+noRunJudged(in)+". Not a clean run.")
 	default:
@@ -375,6 +375,10 @@ func inputNotes(in *Input, haveStats bool) []string {
 	}
 	return notes
 }
+
+// noTailNote is what every format says of an input read whole that holds
+// no run.
+const noTailNote = "⚠ No run in this input: no event tail to judge (no-tail). No evidence, not a clean run."
 
 // noRunJudged words why an input that had runs has none judged: they were
 // stopped at a limit or lost whole.

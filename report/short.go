@@ -15,45 +15,26 @@ const FormatShort = "short"
 // PATH:LINE: kind@seam: message. The closing RESULT line does not match it.
 const ShortLine = `^(.+):(\d+): (\S+@\S+): (.*)$`
 
-// RenderShort writes every listed finding as PATH:LINE: kind@seam: message,
+// RenderShort writes, per input, what the input itself lost (shortInput),
+// then every listed finding of its runs as PATH:LINE: kind@seam: message,
 // at the finding's anchor (the event that carried it, or the call it
-// judged; the run's first line when nothing narrower is known), then one
+// judged; the run's first line when nothing narrower is known), one
 // line per unmeasured run at its first line, one per disagreeing copies and
 // one per copy of a run judged elsewhere (copy@run, at the copy's own
-// input), and a closing RESULT line with
-// the exit code, so an empty list can never pass for a clean one.
+// input); then one line per declared tool no run showed, and a closing
+// RESULT line with the exit code, so an empty list can never pass for a
+// clean one.
 func RenderShort(w io.Writer, r *Report) error {
 	sw := &shortWriter{w: w}
-	for i := range r.Runs {
-		run := &r.Runs[i]
-		for j, f := range run.Findings {
-			path, line := anchorLine(run, f)
-			kind := orText(f.Kind, "unrecorded") + "@" + orText(f.Seam, "unrecorded")
-			msg := orText(f.Message, "(no message recorded)")
-			switch {
-			case f.Synthetic:
-				msg = "synthetic canary, not counted: " + msg
-			case f.Advisory:
-				msg = "advisory: " + msg
-			}
-			sw.finding(path, line, kind, msg+" [run "+orNone(run.RunID)+"; "+r.ExplainCommand(run, j)+"]")
+	for i, idx := range runsByInput(r) {
+		sw.input(&r.Inputs[i])
+		for _, ri := range idx {
+			sw.run(r, &r.Runs[ri])
 		}
-		if run.Verdict == VerdictUnmeasured {
-			_, line := anchorLine(run, Finding{})
-			why := unmeasuredReason(run.Recorded)
-			if run.Damaged() {
-				// At the first line lost, as github and SARIF place it.
-				why, line = "evidence damaged", damageLine(run, line)
-			}
-			sw.finding(run.Input, line, "unmeasured@run", "run "+orNone(run.RunID)+": "+why+"; no evidence its checks ran, not a clean run")
-		}
-		_, line := anchorLine(run, Finding{})
-		if len(run.Conflicts) > 0 {
-			sw.finding(run.Input, line, "disagreeing@run", "run "+orNone(run.RunID)+": "+strings.TrimPrefix(conflictNote(run), "⚠ "))
-		}
-		for j := range run.Copies {
-			c := &run.Copies[j]
-			sw.finding(c.Input, c.line(), "copy@run", copyOfSentence(c))
+	}
+	if dr := r.Declarations; dr != nil {
+		for _, u := range dr.Unseen {
+			sw.finding(dr.Source, int64(u.Line), "unseen@declarations", u.Sentence(dr.Source))
 		}
 	}
 	s := r.Summarize()
@@ -61,16 +42,79 @@ func RenderShort(w io.Writer, r *Report) error {
 	return sw.err
 }
 
+// input writes one line per problem of the input itself, in the words
+// every other format uses: a read error at its line (unreadable@input),
+// each run stopped at a limit (stopped@run), the runs lost whole
+// (lost@input), and an input read whole that holds no run
+// (unmeasured@input).
+func (sw *shortWriter) input(in *Input) {
+	if in.Error != "" {
+		sw.finding(in.Path, in.ErrorLine, "unreadable@input", unreadableSentence(in))
+	}
+	for _, sr := range in.StoppedRuns {
+		sw.finding(in.Path, sr.Line, "stopped@run", stoppedRunText(sr))
+	}
+	if len(in.LostRuns) > 0 {
+		sw.finding(in.Path, lostRunLine(in.LostRuns), "lost@input", strings.TrimPrefix(lostRunsNote(in.LostRuns), "⚠ "))
+	}
+	if in.noTail() {
+		sw.finding(in.Path, 1, "unmeasured@input", strings.TrimPrefix(noTailNote, "⚠ "))
+	}
+}
+
+// run writes one run's lines.
+func (sw *shortWriter) run(r *Report, run *Run) {
+	for j, f := range run.Findings {
+		path, line := anchorLine(run, f)
+		kind := orText(f.Kind, "unrecorded") + "@" + orText(f.Seam, "unrecorded")
+		msg := orText(f.Message, "(no message recorded)")
+		switch {
+		case f.Synthetic:
+			msg = "synthetic canary, not counted: " + msg
+		case f.Advisory:
+			msg = "advisory: " + msg
+		}
+		sw.finding(path, line, kind, msg+" [run "+orNone(run.RunID)+"; "+r.ExplainCommand(run, j)+"]")
+	}
+	if run.Verdict == VerdictUnmeasured {
+		_, line := anchorLine(run, Finding{})
+		why := unmeasuredReason(run.Recorded)
+		if run.Damaged() {
+			// At the first line lost, as github and SARIF place it.
+			why, line = "evidence damaged", damageLine(run, line)
+		}
+		sw.finding(run.Input, line, "unmeasured@run", "run "+orNone(run.RunID)+": "+why+"; no evidence its checks ran, not a clean run")
+	}
+	_, line := anchorLine(run, Finding{})
+	if len(run.Conflicts) > 0 {
+		sw.finding(run.Input, line, "disagreeing@run", "run "+orNone(run.RunID)+": "+strings.TrimPrefix(conflictNote(run), "⚠ "))
+	}
+	for j := range run.Copies {
+		c := &run.Copies[j]
+		sw.finding(c.Input, c.line(), "copy@run", copyOfSentence(c))
+	}
+}
+
 // RenderDiffShort writes what the diff holds against the head, one line
 // each at its place: every new finding (and a persisting one whose
 // baseline entry expired) at its anchor, every regression, every run not
-// compared and every unmeasured head run at the input; then the diff's
-// result line. Persisting and resolved findings are the base's story, not
+// compared and every unmeasured head run at the input, every input of
+// either side that could not be read, at its line, and a head input that
+// holds no run; then the diff's result
+// line. Persisting and resolved findings are the base's story, not
 // a problem to jump to.
 func RenderDiffShort(w io.Writer, d *Diff) error {
 	sw := &shortWriter{w: w}
 	for i := range d.Inputs {
 		in := &d.Inputs[i]
+		for _, side := range []*Input{in.Base, in.Head} {
+			if side != nil && side.Error != "" {
+				sw.finding(side.Path, side.ErrorLine, "unreadable@input", "Unreadable: "+side.Error+". Nothing from it is compared.")
+			}
+		}
+		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+			sw.finding(in.Head.Path, 1, "unmeasured@input", "The head holds no run (no-tail): nothing in it is measured.")
+		}
 		for _, reg := range in.Regressions {
 			sw.finding(in.headInputPath(), 1, "regression@"+reg.Kind, reg.Sentence)
 		}
