@@ -127,6 +127,10 @@ type Summary struct {
 	ExitCode      int
 }
 
+// incomplete reports whether some input was not read whole: one could not
+// be read past a point, or a run of one was stopped at a limit.
+func (s Summary) incomplete() bool { return s.Unreadable > 0 || s.StoppedRuns > 0 }
+
 // Summarize counts inputs and runs by outcome.
 func (r *Report) Summarize() Summary {
 	s := Summary{Inputs: len(r.Inputs), Runs: len(r.Runs), Conversations: len(r.Conversations), ExitCode: r.ExitCode()}

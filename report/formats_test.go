@@ -311,6 +311,12 @@ func TestSARIFStructureAndCounts(t *testing.T) {
 			if run.Invocations[0].ExitCode != r.ExitCode() {
 				t.Errorf("invocation exitCode %d, report %d", run.Invocations[0].ExitCode, r.ExitCode())
 			}
+			// Not every input read whole: the invocation did not succeed,
+			// whatever it judged.
+			whole := !slices.ContainsFunc(r.Inputs, func(in Input) bool { return in.Error != "" || len(in.StoppedRuns) > 0 })
+			if ok := run.Invocations[0].ExecutionSuccessful; ok != nil && *ok != whole {
+				t.Errorf("executionSuccessful %v; every input read whole: %v", *ok, whole)
+			}
 			// One result per listed real identity per run: without a limit
 			// or kind filter, the report's own counts.
 			want, errors, notes, suppressed := 0, 0, 0, 0

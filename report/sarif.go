@@ -399,7 +399,10 @@ func (b *sarifBuilder) failLevel(code int) string {
 	return "error"
 }
 
-func (b *sarifBuilder) write(w io.Writer, exitCode int, unreadable bool, props map[string]any) error {
+// write writes the log. incomplete is true when fpcheck could not read
+// all it was given (an unreadable input, a run stopped at a limit): the
+// invocation did not execute successfully, whatever it judged.
+func (b *sarifBuilder) write(w io.Writer, exitCode int, incomplete bool, props map[string]any) error {
 	s := newJSONStream(w)
 	results := b.results
 	log := sarifLog{
@@ -408,7 +411,7 @@ func (b *sarifBuilder) write(w io.Writer, exitCode int, unreadable bool, props m
 		Runs: []sarifRun{{
 			Tool: sarifTool{Driver: sarifDriver{Name: "fpcheck", InformationURI: InformationURI, Version: b.version(), Rules: b.rules}},
 			Invocations: []sarifInvocation{{
-				ExecutionSuccessful: !unreadable,
+				ExecutionSuccessful: !incomplete,
 				ExitCode:            exitCode,
 				Notifications:       nonNil(b.notes),
 			}},
@@ -447,7 +450,7 @@ func RenderSARIF(w io.Writer, r *Report, o RenderOptions) error {
 		"bound":    Bound,
 		"summary":  summaryProps(r, s),
 	}
-	return b.write(w, s.ExitCode, s.Unreadable > 0, props)
+	return b.write(w, s.ExitCode, s.incomplete(), props)
 }
 
 // summaryProps are the report's counts, as the text report's closing line
