@@ -30,13 +30,19 @@ type UnseenTool struct {
 	Suggestion string
 }
 
-// Sentence words one unseen name.
+// Sentence words one unseen name, at its place in source.
 func (u UnseenTool) Sentence(source string) string {
 	at := source
 	if u.Line > 0 {
 		at = fmt.Sprintf("%s:%d", source, u.Line)
 	}
-	s := fmt.Sprintf("%s: %s names tool %q, which no run of any input offered or called", at, u.Field, u.Name)
+	return at + ": " + u.what()
+}
+
+// what is Sentence without the place, for a format that states the place
+// apart.
+func (u UnseenTool) what() string {
+	s := fmt.Sprintf("%s names tool %q, which no run of any input offered or called", u.Field, u.Name)
 	if u.Suggestion != "" {
 		s += fmt.Sprintf(" (did you mean %s?)", u.Suggestion)
 	}

@@ -769,7 +769,7 @@ func (t DiffTotals) exitMeaning(code int) string {
 	case ExitDefects:
 		return "new defect or regression"
 	case ExitUnreadable:
-		return "unreadable input"
+		return unreadableMeaning(t.Unreadable, 0, 0)
 	case ExitUnmeasured:
 		switch {
 		case t.HeadUnmeasured > 0 && t.Unmatched > 0:

@@ -1,5 +1,7 @@
 package report
 
+import "strings"
+
 // ExitCode is the one mapping from a report to the process exit code; every
 // output format gives the same code.
 //
@@ -124,7 +126,44 @@ type Summary struct {
 	// once, elsewhere (Run.Copies); they are not in Runs.
 	Copies        int
 	Conversations int
-	ExitCode      int
+	// StrictUnseen counts the declared tools no run showed when
+	// --strict-declarations makes them exit 2.
+	StrictUnseen int
+	ExitCode     int
+}
+
+// exitMeaning words the exit code by what set it: the one label every
+// format and the stderr summary line give it.
+func (s Summary) exitMeaning() string {
+	switch s.ExitCode {
+	case ExitDefects:
+		return "defects"
+	case ExitUnreadable:
+		return unreadableMeaning(s.Unreadable, s.StoppedRuns, s.StrictUnseen)
+	case ExitUnmeasured:
+		return "unmeasured"
+	}
+	return "bounded green"
+}
+
+// unreadableMeaning words what made an exit code 2, of analyze or diff:
+// each cause present. An exit 2 of none of them is an input that could
+// not be read.
+func unreadableMeaning(unreadable, stopped, strictUnseen int) string {
+	var why []string
+	if unreadable > 0 {
+		why = append(why, "unreadable input")
+	}
+	if stopped > 0 {
+		why = append(why, "run stopped at a limit")
+	}
+	if strictUnseen > 0 {
+		why = append(why, "--strict-declarations: a declared tool in no run")
+	}
+	if len(why) == 0 {
+		return "unreadable input"
+	}
+	return strings.Join(why, ", ")
 }
 
 // incomplete reports whether some input was not read whole: one could not
@@ -134,6 +173,9 @@ func (s Summary) incomplete() bool { return s.Unreadable > 0 || s.StoppedRuns > 
 // Summarize counts inputs and runs by outcome.
 func (r *Report) Summarize() Summary {
 	s := Summary{Inputs: len(r.Inputs), Runs: len(r.Runs), Conversations: len(r.Conversations), ExitCode: r.ExitCode()}
+	if dr := r.Declarations; dr != nil && dr.Strict {
+		s.StrictUnseen = len(dr.Unseen)
+	}
 	for _, in := range r.Inputs {
 		switch {
 		case in.Error != "":

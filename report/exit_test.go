@@ -335,3 +335,42 @@ func TestStoppedInputAccounting(t *testing.T) {
 		t.Errorf("damagePhrase = %q, want %q", got, want)
 	}
 }
+
+// TestExitMeaningNamesTheCause: exit 2 is labelled by what set it, in the
+// one label every format and the stderr line give; a typo'd declared tool
+// under --strict-declarations is not an unreadable input.
+func TestExitMeaningNamesTheCause(t *testing.T) {
+	unreadable := Input{Path: "a.jsonl", Error: "a.jsonl: line 3: not valid JSON"}
+	stopped := Input{Path: "b.jsonl", RunCount: 1, StoppedRuns: []recording.StoppedRun{{RunID: "r", Line: 9, Message: "b.jsonl: line 9: run \"r\" has more than 8 events (limit set by --max-events-per-run)"}}}
+	strict := &DeclarationsReport{Source: "d.yaml", Strict: true, Unseen: []UnseenTool{{NamedTool: checks.NamedTool{Name: "backup_statu", Field: "tools", Line: 2}}}}
+	tests := []struct {
+		name   string
+		inputs []Input
+		decl   *DeclarationsReport
+		want   string
+	}{
+		{"unreadable", []Input{unreadable}, nil, "unreadable input"},
+		{"stopped", []Input{stopped}, nil, "run stopped at a limit"},
+		{"strict declarations", []Input{{Path: "c.jsonl"}}, strict, "--strict-declarations: a declared tool in no run"},
+		{"all three", []Input{unreadable, stopped}, strict, "unreadable input, run stopped at a limit, --strict-declarations: a declared tool in no run"},
+		{"unseen, not strict", []Input{unreadable}, &DeclarationsReport{Source: "d.yaml", Unseen: strict.Unseen}, "unreadable input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Report{Inputs: tt.inputs, Declarations: tt.decl}
+			s := r.Summarize()
+			if s.ExitCode != ExitUnreadable {
+				t.Fatalf("exit %d, want 2", s.ExitCode)
+			}
+			if got := s.exitMeaning(); got != tt.want {
+				t.Errorf("exitMeaning() = %q, want %q", got, tt.want)
+			}
+			want := "(" + tt.want + ")"
+			for _, l := range r.StderrLines(false) {
+				if strings.HasPrefix(l, "fpcheck: exit 2") && !strings.Contains(l, want) {
+					t.Errorf("stderr %q lacks %q", l, want)
+				}
+			}
+		})
+	}
+}

@@ -136,7 +136,7 @@ func RenderGitHub(w io.Writer, r *Report, o RenderOptions) error {
 	// The result line carries the bound, as the text report does: a log
 	// reader who sees "bounded green" sees what it bounds.
 	s := r.Summarize()
-	result := strings.TrimSuffix(fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), mdPlainSummary(r, s)), ".")
+	result := strings.TrimSuffix(fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, s.exitMeaning(), mdPlainSummary(r, s)), ".")
 	b.WriteString(Sanitize(result+". "+Bound) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -276,7 +276,7 @@ func buildHTMLPage(r *Report, o RenderOptions) *htmlPage {
 		Style:           template.CSS(htmlStyle),
 		Script:          template.JS(htmlScript),
 		ExitCode:        s.ExitCode,
-		ExitMeaning:     exitMeaning(s.ExitCode),
+		ExitMeaning:     s.exitMeaning(),
 		ExitClass:       exitClass(s.ExitCode),
 		Summary:         mdSummaryLine(r, s),
 		Bound:           Bound,

@@ -110,7 +110,7 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 	s := r.Summarize()
 	m.line("## fpcheck · find_context_errors")
 	m.line("")
-	m.line(fmt.Sprintf("**%s Exit %d — %s.** %s", exitMark(s.ExitCode), s.ExitCode, exitMeaning(s.ExitCode), mdSummaryLine(r, s)))
+	m.line(fmt.Sprintf("**%s Exit %d — %s.** %s", exitMark(s.ExitCode), s.ExitCode, s.exitMeaning(), mdSummaryLine(r, s)))
 	m.line("")
 	if dr := r.Declarations; dr != nil && len(dr.Unseen) > 0 {
 		m.line("**" + MarkdownEscape(dr.Headline()) + "**")

@@ -34,11 +34,11 @@ func RenderShort(w io.Writer, r *Report) error {
 	}
 	if dr := r.Declarations; dr != nil {
 		for _, u := range dr.Unseen {
-			sw.finding(dr.Source, int64(u.Line), "unseen@declarations", u.Sentence(dr.Source))
+			sw.finding(dr.Source, int64(u.Line), "unseen@declarations", u.what())
 		}
 	}
 	s := r.Summarize()
-	sw.printf("RESULT exit %d (%s) — %s.\n", s.ExitCode, exitMeaning(s.ExitCode), s.inputsAndRuns())
+	sw.printf("RESULT exit %d (%s) — %s.\n", s.ExitCode, s.exitMeaning(), s.inputsAndRuns())
 	return sw.err
 }
 

@@ -26,7 +26,7 @@ func (r *Report) StderrLines(textOnStdout bool) []string {
 		out = append(out, sk.StderrLine())
 	}
 	s := r.Summarize()
-	line := fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), s.inputsAndRuns())
+	line := fmt.Sprintf("fpcheck: exit %d (%s) — %s", s.ExitCode, s.exitMeaning(), s.inputsAndRuns())
 	if damaged := r.damagedInputs(); len(damaged) > 0 {
 		line += "; evidence damaged in " + nameList(damaged, 3)
 	}

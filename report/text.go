@@ -861,7 +861,7 @@ func exitStyle(code int) style {
 // runs by verdict.
 func textResultLine(t *textWriter, r *Report) {
 	s := r.Summarize()
-	line := fmt.Sprintf("RESULT exit %d (%s) — %s", s.ExitCode, exitMeaning(s.ExitCode), s.inputsAndRuns())
+	line := fmt.Sprintf("RESULT exit %d (%s) — %s", s.ExitCode, s.exitMeaning(), s.inputsAndRuns())
 	if s.Conversations > 0 {
 		line += "; " + count(s.Conversations, "conversation", "conversations")
 	}
@@ -953,18 +953,6 @@ func unmeasuredReason(s *Side) string {
 		return "no check checked anything"
 	}
 	return fmt.Sprintf("%s never ran (%s)", count(len(s.NeverRan), "registered check", "registered checks"), nameList(s.NeverRan, 6))
-}
-
-func exitMeaning(code int) string {
-	switch code {
-	case ExitDefects:
-		return "defects"
-	case ExitUnreadable:
-		return "unreadable input"
-	case ExitUnmeasured:
-		return "unmeasured"
-	}
-	return "bounded green"
 }
 
 func verdictStyle(v Verdict) style {
