@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fpcheck/fpcheck/checks"
+	"golang.org/x/text/unicode/norm"
 )
 
 // DeclarationsReport holds the declarations file against the recordings:
@@ -43,10 +44,65 @@ func (u UnseenTool) Sentence(source string) string {
 // apart.
 func (u UnseenTool) what() string {
 	s := fmt.Sprintf("%s names tool %q, which no run of any input offered or called", u.Field, u.Name)
-	if u.Suggestion != "" {
+	switch {
+	case u.Suggestion == "":
+	case norm.NFC.String(u.Name) == norm.NFC.String(u.Suggestion):
+		// The two print alike: only the code points tell them apart.
+		s += fmt.Sprintf(" (it differs from %s, which a run did show, only in Unicode normalization: %s; write it as the recording does)",
+			u.Suggestion, normalizationDiff(u.Name, u.Suggestion))
+	default:
 		s += fmt.Sprintf(" (did you mean %s?)", u.Suggestion)
 	}
 	return s + "; the checks it arms never see it"
+}
+
+// normalizationDiff words where two canonically equivalent names differ,
+// segment by segment, as code points: "e U+0301 here, U+00E9 in the
+// recording". Each differing pair is named once.
+func normalizationDiff(declared, seen string) string {
+	a, b := normSegments(declared), normSegments(seen)
+	if len(a) != len(b) {
+		a, b = []string{declared}, []string{seen}
+	}
+	var parts []string
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		p := codePoints(a[i]) + " here, " + codePoints(b[i]) + " in the recording"
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// normSegments splits s where normalization may start afresh, so that the
+// segments of two equivalent strings pair up.
+func normSegments(s string) []string {
+	var out []string
+	for s != "" {
+		n := norm.NFC.NextBoundaryInString(s, true)
+		if n <= 0 {
+			n = len(s)
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
+// codePoints spells s with every rune outside printable ASCII as U+XXXX.
+func codePoints(s string) string {
+	var parts []string
+	for _, r := range s {
+		if r > ' ' && r < 0x7f {
+			parts = append(parts, string(r))
+		} else {
+			parts = append(parts, fmt.Sprintf("U+%04X", r))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // maxNearTools bounds the near names a run keeps per declared name.
@@ -65,6 +121,9 @@ func RelevantTools(seen []string, decl *checks.Declarations) []string {
 type ToolFilter struct {
 	named []checks.NamedTool
 	want  map[string]bool
+	// nfc is each named tool in NFC: a tool equal to one but for
+	// normalization is kept however far apart their bytes are.
+	nfc []string
 }
 
 // NewToolFilter reads the tool names decl states.
@@ -72,6 +131,7 @@ func NewToolFilter(decl *checks.Declarations) *ToolFilter {
 	f := &ToolFilter{named: decl.ToolNames(), want: map[string]bool{}}
 	for _, n := range f.named {
 		f.want[n.Name] = true
+		f.nfc = append(f.nfc, norm.NFC.String(n.Name))
 	}
 	return f
 }
@@ -89,8 +149,9 @@ func (f *ToolFilter) Relevant(seen []string) []string {
 			out = append(out, s)
 			continue
 		}
-		for _, n := range named {
-			if near[n.Name] < maxNearTools && nearName(n.Name, s) {
+		nfc := norm.NFC.String(s)
+		for i, n := range named {
+			if near[n.Name] < maxNearTools && (nfc == f.nfc[i] || nearName(n.Name, s)) {
 				near[n.Name]++
 				out = append(out, s)
 				break
@@ -194,8 +255,15 @@ func holdDeclarations(inputs []InputResult, opts Options) *DeclarationsReport {
 			continue
 		}
 		u := UnseenTool{NamedTool: n}
+		// A name equal but for normalization is the one meant, however
+		// many edits apart its bytes are.
+		nfc := norm.NFC.String(n.Name)
 		bestD := -1
 		for _, t := range all {
+			if norm.NFC.String(t) == nfc {
+				u.Suggestion = t
+				break
+			}
 			if d, ok := editDistance(n.Name, t, typoDistance(n.Name)); ok && (bestD < 0 || d < bestD) {
 				bestD, u.Suggestion = d, t
 			}

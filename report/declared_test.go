@@ -106,3 +106,42 @@ func TestHoldDeclarations(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestUnseenNormalization: a declared name that differs from a tool the
+// runs show only in Unicode normalization is found however many accents
+// apart their bytes are, and said so, with the code points that differ;
+// "did you mean résumé_status?" of two names that print alike helps no one.
+func TestUnseenNormalization(t *testing.T) {
+	nfd := "re\u0301sume\u0301_status"
+	nfc := "r\u00e9sum\u00e9_status"
+	long := strings.Repeat("e\u0301", 6) + "_x"
+	longNFC := strings.Repeat("\u00e9", 6) + "_x"
+	tests := []struct {
+		name, declared, shown, want string
+	}{
+		{"nfd against nfc", nfd, nfc, `tools names tool "` + nfd + `", which no run of any input offered or called (it differs from ` + nfc + `, which a run did show, only in Unicode normalization: e U+0301 here, U+00E9 in the recording; write it as the recording does)`},
+		{"nfc against nfd", nfc, nfd, "only in Unicode normalization: U+00E9 here, e U+0301 in the recording;"},
+		{"past the typo distance", long, longNFC, "it differs from " + longNFC + ", which a run did show, only in Unicode normalization: e U+0301 here, U+00E9 in the recording;"},
+		{"a typo still", "backup_statu", "backup_status", "(did you mean backup_status?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			decl := &checks.Declarations{Source: "decl.yaml", Tools: []checks.ToolDecl{{Name: tt.declared, ArgumentsFrom: []string{"fleet_report"}}}}
+			names := decl.ToolNames()
+			rr := stateRun(t, "full")
+			rr.Tools, rr.ToolsRead = RelevantTools([]string{tt.shown, "fleet_report"}, decl), true
+			r := Build([]InputResult{{Stats: &recording.Stats{Path: "in.jsonl", Format: recording.FormatNDJSON}, Runs: []RunResult{rr}}},
+				testOptions(Options{Declared: decl, DeclaredNames: names}))
+			if len(r.Declarations.Unseen) != 1 {
+				t.Fatalf("unseen %+v", r.Declarations.Unseen)
+			}
+			u := r.Declarations.Unseen[0]
+			if u.Suggestion != tt.shown {
+				t.Errorf("suggestion %q, want %q", u.Suggestion, tt.shown)
+			}
+			if s := u.Sentence("decl.yaml"); !strings.Contains(s, tt.want) {
+				t.Errorf("Sentence = %q, want it to hold %q", s, tt.want)
+			}
+		})
+	}
+}
