@@ -198,6 +198,9 @@ type DiffTotals struct {
 	HeadUnmeasured int
 	// Unreadable counts inputs, on either side, that could not be read.
 	Unreadable int
+	// Stopped counts inputs, on either side, with a run stopped at a
+	// limit: not read whole, so not compared whole (exit 2, as analyze).
+	Stopped int
 	// BaseRuns and HeadRuns count each side's runs; Matched the pairs
 	// compared. Unmatched counts the runs, on either side, left unpaired
 	// in a scenario that also left runs of the other side unpaired: they
@@ -221,6 +224,7 @@ func (t *DiffTotals) add(o DiffTotals) {
 	t.Regressions += o.Regressions
 	t.HeadUnmeasured += o.HeadUnmeasured
 	t.Unreadable += o.Unreadable
+	t.Stopped += o.Stopped
 	t.BaseRuns += o.BaseRuns
 	t.HeadRuns += o.HeadRuns
 	t.Matched += o.Matched
@@ -665,13 +669,17 @@ func diffSide(rd *RunDiff, side string, base, head *Side) {
 // totals count one scenario.
 func (in *InputDiff) totals() DiffTotals {
 	var t DiffTotals
-	if in.Base != nil && in.Base.Error != "" {
-		t.Unreadable++
+	for _, side := range []*Input{in.Base, in.Head} {
+		if side != nil && side.Error != "" {
+			t.Unreadable++
+		}
+		if side != nil && len(side.StoppedRuns) > 0 {
+			t.Stopped++
+		}
 	}
-	if in.Head != nil && in.Head.Error != "" {
-		t.Unreadable++
-	}
-	if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+	// A head that lost a run whole is damaged, as analyze counts it; one
+	// that holds no run at all proves nothing.
+	if in.Head != nil && (in.Head.noTail() || len(in.Head.LostRuns) > 0) {
 		t.HeadUnmeasured++
 	}
 	t.Regressions += len(in.Regressions)
@@ -753,7 +761,7 @@ func (in *InputDiff) ExitCode(o DiffOptions) int { return in.Totals.exitCode(o) 
 
 func (t DiffTotals) exitCode(o DiffOptions) int {
 	switch {
-	case t.Unreadable > 0:
+	case t.Unreadable > 0 || t.Stopped > 0:
 		return ExitUnreadable
 	case t.Failing > 0 || t.Regressions > 0:
 		return ExitDefects
@@ -769,7 +777,7 @@ func (t DiffTotals) exitMeaning(code int) string {
 	case ExitDefects:
 		return "new defect or regression"
 	case ExitUnreadable:
-		return unreadableMeaning(t.Unreadable, 0, 0)
+		return unreadableMeaning(t.Unreadable, t.Stopped, 0)
 	case ExitUnmeasured:
 		switch {
 		case t.HeadUnmeasured > 0 && t.Unmatched > 0:
@@ -806,6 +814,9 @@ func (t DiffTotals) summaryLine() string {
 	}
 	if t.Unreadable > 0 {
 		parts = append(parts, fmt.Sprintf("%d unreadable", t.Unreadable))
+	}
+	if t.Stopped > 0 {
+		parts = append(parts, fmt.Sprintf("%d with a run stopped at a limit", t.Stopped))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -889,6 +900,40 @@ func (rd *RunDiff) run() *Run {
 		return rd.Head
 	}
 	return rd.Base
+}
+
+// sideLoss is what one side of a scenario lost apart from its runs and
+// its read error: a run stopped at a limit (either side; exit 2) or runs
+// lost whole (the head's; unmeasured). Every diff format states each.
+type sideLoss struct {
+	side, path string
+	line       int64
+	// kind is the short format's kind@seam; sentence the words every
+	// format uses.
+	kind, sentence string
+	stopped        bool
+}
+
+// losses are the scenario's side losses, base first.
+func (in *InputDiff) losses() []sideLoss {
+	var out []sideLoss
+	for _, side := range []struct {
+		label string
+		in    *Input
+	}{{"base", in.Base}, {"head", in.Head}} {
+		if side.in == nil {
+			continue
+		}
+		for _, sr := range side.in.StoppedRuns {
+			out = append(out, sideLoss{side: side.label, path: side.in.Path, line: sr.Line, kind: "stopped@run",
+				sentence: fmt.Sprintf("Run stopped at a limit: %s. The run is not compared.", sr.Message), stopped: true})
+		}
+		if side.label == "head" && len(side.in.LostRuns) > 0 {
+			out = append(out, sideLoss{side: side.label, path: side.in.Path, line: lostRunLine(side.in.LostRuns), kind: "lost@input",
+				sentence: strings.TrimPrefix(lostRunsNote(side.in.LostRuns), "⚠ ")})
+		}
+	}
+	return out
 }
 
 // headInputPath names the head's input of a pair for locations, falling

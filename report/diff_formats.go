@@ -110,7 +110,16 @@ func RenderDiffSARIF(w io.Writer, d *Diff, o RenderOptions) error {
 					Locations: b.location(side.Path, 0)})
 			}
 		}
-		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+		for _, l := range in.losses() {
+			level := "error"
+			if !l.stopped {
+				level = gateLevel(d, "error", "warning")
+			}
+			b.notes = append(b.notes, sarifNotification{Level: level,
+				Message:   sarifText{Text: fmt.Sprintf("The %s %s: %s", l.side, l.path, l.sentence)},
+				Locations: b.location(l.path, l.line)})
+		}
+		if in.Head != nil && in.Head.noTail() {
 			b.notes = append(b.notes, sarifNotification{Level: gateLevel(d, "error", "warning"),
 				Message:   sarifText{Text: fmt.Sprintf("Unmeasured: the head %s holds no run (no-tail).", in.Head.Path)},
 				Locations: b.location(in.Head.Path, 0)})
@@ -124,12 +133,12 @@ func RenderDiffSARIF(w io.Writer, d *Diff, o RenderOptions) error {
 		"summary": map[string]any{
 			"newDefects": t.NewDefects, "resolvedDefects": t.ResolvedDefects, "persistingDefects": t.PersistingDefects,
 			"newAdvisories": t.NewAdvisories, "resolvedAdvisories": t.ResolvedAdvisories, "persistingAdvisories": t.PersistingAdvisories,
-			"baselined": t.Baselined, "failing": t.Failing, "regressions": t.Regressions, "headUnmeasured": t.HeadUnmeasured, "unreadable": t.Unreadable,
+			"baselined": t.Baselined, "failing": t.Failing, "regressions": t.Regressions, "headUnmeasured": t.HeadUnmeasured, "unreadable": t.Unreadable, "stopped": t.Stopped,
 			"baseRuns": t.BaseRuns, "headRuns": t.HeadRuns, "matched": t.Matched, "unmatched": t.Unmatched, "baseOnly": t.BaseOnly, "headOnly": t.HeadOnly,
 		},
 		"scenarios": sarifScenarios(d),
 	}
-	return b.write(w, code, t.Unreadable > 0, props)
+	return b.write(w, code, t.Unreadable > 0 || t.Stopped > 0, props)
 }
 
 // gateLevel is the annotation level of what fails a diff as unmeasured (an
@@ -213,7 +222,19 @@ func RenderDiffJUnit(w io.Writer, d *Diff, o RenderOptions) error {
 		if len(in.Regressions) > 0 {
 			suite.add(junitCase{Name: "recording", Classname: Sanitize(in.Name), Failure: regressionFailure(in.Regressions)})
 		}
-		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+		for _, l := range in.losses() {
+			c := junitCase{Name: l.kind + " " + l.side, Classname: Sanitize(l.path)}
+			switch {
+			case l.stopped:
+				c.Error = &junitProblem{Message: "run stopped at a limit", Type: "limit", Text: Sanitize(l.sentence) + "\n"}
+			case d.Options.AllowUnmeasured:
+				c.Skipped = &junitSkipped{Message: Sanitize("unmeasured (allowed): " + l.sentence)}
+			default:
+				c.Error = &junitProblem{Message: "evidence damaged: a run lost whole", Type: "evidence-damaged", Text: Sanitize(l.sentence) + "\n"}
+			}
+			suite.add(c)
+		}
+		if in.Head != nil && in.Head.noTail() {
 			suite.add(junitCase{Name: "evidence", Classname: Sanitize(in.Head.Path), Skipped: &junitSkipped{Message: "the head holds no run (no-tail): unmeasured"}})
 		}
 		for j := range in.Runs {
@@ -343,8 +364,11 @@ func RenderDiffMarkdown(w io.Writer, d *Diff) error {
 			m.line(fmt.Sprintf("| %s | — | — | — | — | — | — | ⛔ unreadable |", name))
 		case len(in.Runs) == 0:
 			head := "—"
-			if in.Head != nil {
+			switch {
+			case in.Head != nil && in.Head.noTail():
 				head = "⚠️ no run"
+			case in.Head != nil:
+				head = "⚠️ not judged (" + noRunJudged(in.Head) + ")"
 			}
 			m.line(fmt.Sprintf("| %s | — | — | — | — | — | %d | %s |", name, len(in.Regressions), head))
 		}
@@ -388,6 +412,14 @@ func RenderDiffMarkdown(w io.Writer, d *Diff) error {
 				m.line("")
 				m.line("⛔ Unreadable " + MarkdownEscape(side.Path) + ": " + MarkdownEscape(side.Error))
 			}
+		}
+		for _, l := range in.losses() {
+			mark := "⚠️"
+			if l.stopped {
+				mark = "⛔"
+			}
+			m.line("")
+			m.line(mark + " The " + l.side + " " + MarkdownEscape(l.path) + ": " + MarkdownEscape(l.sentence))
 		}
 		for _, reg := range in.Regressions {
 			m.line("")
@@ -471,10 +503,17 @@ func RenderDiffGitHub(w io.Writer, d *Diff, o RenderOptions) error {
 				ghCommand(&b, "error", Sanitize(displayRel(side.Path, o.Root)), 0, "fpcheck diff: unreadable input", Sanitize("Unreadable: "+side.Error))
 			}
 		}
+		for _, l := range in.losses() {
+			level, title := "error", "fpcheck diff: run stopped at a limit"
+			if !l.stopped {
+				level, title = gateLevel(d, "error", "notice"), "fpcheck diff: evidence damaged"
+			}
+			ghCommand(&b, level, Sanitize(displayRel(l.path, o.Root)), l.line, title, Sanitize("The "+l.side+": "+l.sentence))
+		}
 		for _, reg := range in.Regressions {
 			ghCommand(&b, "error", file, 0, "fpcheck diff: regression", Sanitize(reg.Sentence))
 		}
-		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+		if in.Head != nil && in.Head.noTail() {
 			ghCommand(&b, gateLevel(d, "error", "notice"), file, 0, "fpcheck diff: head unmeasured", Sanitize(in.Head.Path+" holds no run (no-tail)."))
 		}
 		for j := range in.Runs {

@@ -39,6 +39,7 @@ type jsonDiffTotals struct {
 	Regressions          int `json:"regressions"`
 	HeadUnmeasured       int `json:"headUnmeasured"`
 	Unreadable           int `json:"unreadable"`
+	Stopped              int `json:"stopped"`
 	BaseRuns             int `json:"baseRuns"`
 	HeadRuns             int `json:"headRuns"`
 	Matched              int `json:"matched"`
@@ -58,7 +59,7 @@ func jsonDiffTotalsOf(t DiffTotals) jsonDiffTotals {
 	return jsonDiffTotals{
 		NewDefects: t.NewDefects, ResolvedDefects: t.ResolvedDefects, PersistingDefects: t.PersistingDefects,
 		NewAdvisories: t.NewAdvisories, ResolvedAdvisories: t.ResolvedAdvisories, PersistingAdvisories: t.PersistingAdvisories,
-		Baselined: t.Baselined, Failing: t.Failing, Regressions: t.Regressions, HeadUnmeasured: t.HeadUnmeasured, Unreadable: t.Unreadable,
+		Baselined: t.Baselined, Failing: t.Failing, Regressions: t.Regressions, HeadUnmeasured: t.HeadUnmeasured, Unreadable: t.Unreadable, Stopped: t.Stopped,
 		BaseRuns: t.BaseRuns, HeadRuns: t.HeadRuns, Matched: t.Matched, Unmatched: t.Unmatched, BaseOnly: t.BaseOnly, HeadOnly: t.HeadOnly,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fpcheck/fpcheck/recording"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -80,6 +81,23 @@ func diffCases() []diffCase {
 		{name: "head-no-run", base: []string{"report/full.jsonl"}, head: []string{"report/empty.jsonl"}, exit: ExitDefects,
 			want:  []string{"The head holds no run (no-tail)"},
 			short: []string{"report/empty.jsonl:1: unmeasured@input: The head holds no run (no-tail): nothing in it is measured."}},
+		// A run of the head stopped at a limit beside a run that compares
+		// clean: not compared, so never a green diff.
+		{name: "head-run-stopped", base: []string{"formats/clean.jsonl"}, head: []string{"formats/clean.jsonl"}, exit: ExitUnreadable,
+			tweak: func(_, head []InputResult) {
+				head[0].Stats.StoppedRuns = []recording.StoppedRun{{RunID: "run-big", Line: 9, Message: `formats/clean.jsonl: line 9: run "run-big" has more than 8 events (limit set by --max-events-per-run)`}}
+			},
+			want:  []string{`⚠ head: Run stopped at a limit: formats/clean.jsonl: line 9: run "run-big" has more than 8 events (limit set by --max-events-per-run). The run is not compared.`, "RESULT exit 2 (run stopped at a limit)"},
+			short: []string{`formats/clean.jsonl:9: stopped@run: head: Run stopped at a limit: formats/clean.jsonl: line 9: run "run-big" has more than 8 events (limit set by --max-events-per-run). The run is not compared.`}},
+		// The head lost a run whole beside a run that compares clean: the
+		// head is damaged, as analyze says, never a green diff.
+		{name: "head-run-lost", base: []string{"formats/clean.jsonl"}, head: []string{"formats/clean.jsonl"}, exit: ExitUnmeasured,
+			tweak: func(_, head []InputResult) {
+				head[0].Stats.Losses = append(head[0].Stats.Losses, recording.Loss{Kind: "malformed", RunID: "run-lost", Count: 1, Lines: []int64{9}})
+				head[0].Stats.Malformed++
+			},
+			want:  []string{"⚠ head: Evidence damaged: 1 line that did not decode names a run of which no event was read: run-lost (line 9).", "RESULT exit 3 (head unmeasured)"},
+			short: []string{"formats/clean.jsonl:9: lost@input: head: Evidence damaged: 1 line that did not decode names a run of which no event was read: run-lost (line 9). A run lost whole cannot be judged; the input counts as unmeasured."}},
 		{name: "new-advisory", base: []string{"formats/clean.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitGreen,
 			want: []string{"NEW advisory"}},
 		{name: "new-advisory-fails", base: []string{"formats/clean.jsonl"}, head: []string{"formats/advisory.jsonl"}, exit: ExitDefects,

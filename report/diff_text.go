@@ -58,7 +58,14 @@ func textDiffInput(t *textWriter, d *Diff, in *InputDiff) {
 			t.line(2, styleDefects, fmt.Sprintf("⚠ %s unreadable: %s. Nothing from it is compared.", side.label, side.in.Error))
 		}
 	}
-	if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+	for _, l := range in.losses() {
+		st := styleUnmeasured
+		if l.stopped {
+			st = styleDefects
+		}
+		t.line(2, st, "⚠ "+l.side+": "+l.sentence)
+	}
+	if in.Head != nil && in.Head.noTail() {
 		t.line(2, styleUnmeasured, "⚠ The head holds no run (no-tail): nothing in it is measured.")
 	}
 	for _, r := range in.Regressions {

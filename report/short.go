@@ -112,7 +112,10 @@ func RenderDiffShort(w io.Writer, d *Diff) error {
 				sw.finding(side.Path, side.ErrorLine, "unreadable@input", "Unreadable: "+side.Error+". Nothing from it is compared.")
 			}
 		}
-		if in.Head != nil && in.Head.Error == "" && in.Head.RunCount == 0 {
+		for _, l := range in.losses() {
+			sw.finding(l.path, l.line, l.kind, l.side+": "+l.sentence)
+		}
+		if in.Head != nil && in.Head.noTail() {
 			sw.finding(in.Head.Path, 1, "unmeasured@input", "The head holds no run (no-tail): nothing in it is measured.")
 		}
 		for _, reg := range in.Regressions {
