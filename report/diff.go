@@ -201,6 +201,11 @@ type DiffTotals struct {
 	// Stopped counts inputs, on either side, with a run stopped at a
 	// limit: not read whole, so not compared whole (exit 2, as analyze).
 	Stopped int
+	// DeclaredUnseen counts the declared tools no run of either side
+	// offered or called, when --strict-declarations makes each a usage
+	// error (exit 2, as analyze); 0 otherwise. Only the diff's own totals
+	// hold it: the declarations are the invocation's, no scenario's.
+	DeclaredUnseen int
 	// BaseRuns and HeadRuns count each side's runs; Matched the pairs
 	// compared. Unmatched counts the runs, on either side, left unpaired
 	// in a scenario that also left runs of the other side unpaired: they
@@ -761,7 +766,7 @@ func (in *InputDiff) ExitCode(o DiffOptions) int { return in.Totals.exitCode(o) 
 
 func (t DiffTotals) exitCode(o DiffOptions) int {
 	switch {
-	case t.Unreadable > 0 || t.Stopped > 0:
+	case t.Unreadable > 0 || t.Stopped > 0 || t.DeclaredUnseen > 0:
 		return ExitUnreadable
 	case t.Failing > 0 || t.Regressions > 0:
 		return ExitDefects
@@ -777,7 +782,7 @@ func (t DiffTotals) exitMeaning(code int) string {
 	case ExitDefects:
 		return "new defect or regression"
 	case ExitUnreadable:
-		return unreadableMeaning(t.Unreadable, t.Stopped, 0)
+		return unreadableMeaning(t.Unreadable, t.Stopped, t.DeclaredUnseen)
 	case ExitUnmeasured:
 		switch {
 		case t.HeadUnmeasured > 0 && t.Unmatched > 0:

@@ -133,7 +133,7 @@ func RenderDiffSARIF(w io.Writer, d *Diff, o RenderOptions) error {
 		"summary": map[string]any{
 			"newDefects": t.NewDefects, "resolvedDefects": t.ResolvedDefects, "persistingDefects": t.PersistingDefects,
 			"newAdvisories": t.NewAdvisories, "resolvedAdvisories": t.ResolvedAdvisories, "persistingAdvisories": t.PersistingAdvisories,
-			"baselined": t.Baselined, "failing": t.Failing, "regressions": t.Regressions, "headUnmeasured": t.HeadUnmeasured, "unreadable": t.Unreadable, "stopped": t.Stopped,
+			"baselined": t.Baselined, "failing": t.Failing, "regressions": t.Regressions, "headUnmeasured": t.HeadUnmeasured, "unreadable": t.Unreadable, "stopped": t.Stopped, "declaredUnseen": t.DeclaredUnseen,
 			"baseRuns": t.BaseRuns, "headRuns": t.HeadRuns, "matched": t.Matched, "unmatched": t.Unmatched, "baseOnly": t.BaseOnly, "headOnly": t.HeadOnly,
 		},
 		"scenarios": sarifScenarios(d),

@@ -40,6 +40,7 @@ type jsonDiffTotals struct {
 	HeadUnmeasured       int `json:"headUnmeasured"`
 	Unreadable           int `json:"unreadable"`
 	Stopped              int `json:"stopped"`
+	DeclaredUnseen       int `json:"declaredUnseen"`
 	BaseRuns             int `json:"baseRuns"`
 	HeadRuns             int `json:"headRuns"`
 	Matched              int `json:"matched"`
@@ -59,7 +60,7 @@ func jsonDiffTotalsOf(t DiffTotals) jsonDiffTotals {
 	return jsonDiffTotals{
 		NewDefects: t.NewDefects, ResolvedDefects: t.ResolvedDefects, PersistingDefects: t.PersistingDefects,
 		NewAdvisories: t.NewAdvisories, ResolvedAdvisories: t.ResolvedAdvisories, PersistingAdvisories: t.PersistingAdvisories,
-		Baselined: t.Baselined, Failing: t.Failing, Regressions: t.Regressions, HeadUnmeasured: t.HeadUnmeasured, Unreadable: t.Unreadable, Stopped: t.Stopped,
+		Baselined: t.Baselined, Failing: t.Failing, Regressions: t.Regressions, HeadUnmeasured: t.HeadUnmeasured, Unreadable: t.Unreadable, Stopped: t.Stopped, DeclaredUnseen: t.DeclaredUnseen,
 		BaseRuns: t.BaseRuns, HeadRuns: t.HeadRuns, Matched: t.Matched, Unmatched: t.Unmatched, BaseOnly: t.BaseOnly, HeadOnly: t.HeadOnly,
 	}
 }
