@@ -123,12 +123,11 @@ func (s *scanner) ensure(n int) bool {
 			return false
 		}
 		if s.capturing {
-			s.capBuf = append(s.capBuf, s.buf[s.capStart:s.pos]...)
-			s.capStart = 0
-			if s.capLimit > 0 && int64(len(s.capBuf)-s.capBase) > s.capLimit {
-				s.err = &captureError{Limit: s.capLimit}
+			if err := s.gather(); err != nil {
+				s.err = err
 				return false
 			}
+			s.capStart = 0
 		}
 		copy(s.buf, s.buf[s.pos:s.end])
 		s.base += int64(s.pos)
@@ -663,20 +662,37 @@ func (s *scanner) capture(dst []byte, limit int64, inPlace bool) (out []byte, in
 	s.capLimit = limit
 	err = s.skipValue()
 	s.capturing = false
+	inBuf = inPlace && len(dst) == 0 && len(s.capBuf) == 0
+	if err == nil && !inBuf {
+		err = s.gather()
+	}
 	out = s.capBuf
 	s.capBuf = nil
 	if err != nil {
 		return dst, false, err
 	}
-	if inBuf = inPlace && len(dst) == 0 && len(out) == 0; inBuf {
+	if inBuf {
 		out = s.buf[s.capStart:s.pos:s.pos]
-	} else {
-		out = append(out, s.buf[s.capStart:s.pos]...)
-	}
-	if limit > 0 && int64(len(out)-len(dst)) > limit {
-		return dst, false, &captureError{Limit: limit}
+		if limit > 0 && int64(len(out)) > limit {
+			return dst, false, &captureError{Limit: limit}
+		}
 	}
 	return out, inBuf, nil
+}
+
+// gather moves the captured bytes in the scanner's buffer to capBuf. A
+// value over the capture's limit is refused before capBuf grows past it.
+func (s *scanner) gather() error {
+	chunk := s.buf[s.capStart:s.pos]
+	most := int64(0)
+	if s.capLimit > 0 {
+		most = int64(s.capBase) + s.capLimit
+		if int64(len(s.capBuf)+len(chunk)) > most {
+			return &captureError{Limit: s.capLimit}
+		}
+	}
+	s.capBuf = append(growCapped(s.capBuf, len(chunk), most), chunk...)
+	return nil
 }
 
 // atEnd consumes trailing whitespace and reports whether the input ends.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/fpcheck/fpcheck/internal/jsonfast"
 )
@@ -88,36 +87,63 @@ func (lr *lineReader) next() (line []byte, nl bool, err error) {
 	default:
 		return nil, false, err
 	}
+	if int64(len(frag)) > lr.max {
+		return nil, false, &errLineTooLong{lr.max}
+	}
 	lr.long = append(lr.long[:0], frag...)
 	for {
-		if int64(len(lr.long)) > lr.max {
+		frag, err = lr.br.ReadSlice('\n')
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return nil, false, err
+		}
+		// The line is refused before its buffer grows past the longest
+		// line accepted, max bytes and a newline.
+		if int64(len(lr.long)+len(frag)-1) > lr.max {
 			return nil, false, &errLineTooLong{lr.max}
 		}
-		frag, err = lr.br.ReadSlice('\n')
-		// Double the buffer when it is full: append alone grows a large
-		// slice by a quarter at a time, which copied a line of tens of
-		// megabytes a dozen times over, each copy holding up the
-		// garbage collector, which cannot stop a goroutine mid-copy.
-		if len(lr.long)+len(frag) > cap(lr.long) {
-			lr.long = slices.Grow(lr.long, max(len(frag), cap(lr.long)))
-		}
-		lr.long = append(lr.long, frag...)
+		lr.long = append(growCapped(lr.long, len(frag), lr.max+1), frag...)
 		switch err {
 		case nil:
-			if int64(len(lr.long)-1) > lr.max {
-				return nil, false, &errLineTooLong{lr.max}
-			}
 			return lr.long, true, nil
 		case io.EOF:
 			if int64(len(lr.long)) > lr.max {
 				return nil, false, &errLineTooLong{lr.max}
 			}
 			return lr.long, false, nil
-		case bufio.ErrBufferFull:
-		default:
-			return nil, false, err
 		}
 	}
+}
+
+// growCapped returns b with room for n more bytes, never growing it past
+// most bytes unless n needs more (most <= 0: no bound). A full buffer
+// doubles: append alone grows a large slice by a quarter at a time, which
+// copied a line of tens of megabytes a dozen times over, each copy holding
+// up the garbage collector, which cannot stop a goroutine mid-copy. most
+// is the longest value accepted, and the buffer doubles along its halves
+// (most/4, most/2, most), so that while it grows to most the old buffer
+// beside it is half of that: doubling past the limit held three times the
+// limit for a value then refused unread, and doubling up to just under it
+// and then to it, twice the limit.
+func growCapped(b []byte, n int, most int64) []byte {
+	need := len(b) + n
+	if need <= cap(b) {
+		return b
+	}
+	c := int64(max(need, 2*cap(b)))
+	if most > 0 {
+		if c >= most {
+			c = max(most, int64(need))
+		} else {
+			step := most
+			for step/2 >= c {
+				step /= 2
+			}
+			c = step
+		}
+	}
+	grown := make([]byte, len(b), c)
+	copy(grown, b)
+	return grown
 }
 
 // readNDJSON reads an event stream line by line. rotated marks the older
