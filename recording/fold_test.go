@@ -190,7 +190,7 @@ func TestFoldKeptLimit(t *testing.T) {
 	var log []string
 	var ended []*Run
 	st, err := LoadReader("s.jsonl", strings.NewReader(stream), foldOptions(Options{MaxRunBytes: 250, Release: func(*Event) (string, bool) { return "", false }}, &log, &ended, 60, 0), nil)
-	if _, ok := errors.AsType[*RunStop](err); !ok || !strings.Contains(err.Error(), `s.jsonl: line 8: run "big" keeps more than 250 bytes in memory (limit set by --max-run-bytes)`) {
+	if _, ok := errors.AsType[*RunStop](err); !ok || !strings.Contains(err.Error(), `s.jsonl: line 8: run "big" keeps more than 250 bytes (limit set by --max-run-bytes)`) {
 		t.Errorf("err = %v, want the run's stop", err)
 	}
 	var ids []string

@@ -323,7 +323,7 @@ func asksBook(f RunFold, ev *Event) bool {
 }
 
 func (sp *splitter) tooBig(id string) error {
-	return fmt.Errorf("run %s keeps more than %s in memory (limit set by --max-run-bytes)", quoteName(id), humanBytes(sp.maxBytes))
+	return fmt.Errorf("run %s keeps more than %s (limit set by --max-run-bytes)", quoteName(id), humanBytes(sp.maxBytes))
 }
 
 // folding says whether a stream's runs are folded as they are read.

@@ -54,3 +54,42 @@ func TestFlagsGivenOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestRunLimitsHelp: the help of the run limits says what each counts, as
+// security.md does: events are counted, kept or not, and what a run's
+// replay keeps may be in a temporary file, not in memory.
+func TestRunLimitsHelp(t *testing.T) {
+	tests := []struct {
+		flag string
+		says []string
+	}{
+		{"--max-events-per-run", []string{"counted as they are read whether or not the run keeps them"}},
+		{"--max-run-bytes", []string{"what its replay keeps, in memory or in its temporary file", "payloads of events collected before their replay"}},
+	}
+	for _, cmd := range []string{"analyze", "diff", "merge", "explain"} {
+		code, stdout, _ := run(t, nil, cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d", cmd, code)
+		}
+		for _, tt := range tests {
+			var help string
+			for line := range strings.Lines(stdout) {
+				if l := strings.TrimSpace(line); strings.HasPrefix(l, tt.flag+" ") {
+					help = l
+				}
+			}
+			if help == "" {
+				t.Errorf("%s --help lists no %s", cmd, tt.flag)
+				continue
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(help, s) {
+					t.Errorf("%s --help: %s says %q, not %q", cmd, tt.flag, help, s)
+				}
+			}
+			if strings.Contains(help, "hold in memory") {
+				t.Errorf("%s --help: %s says %q: a run's limits count what it keeps, wherever it is", cmd, tt.flag, help)
+			}
+		}
+	}
+}

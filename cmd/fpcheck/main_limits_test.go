@@ -208,7 +208,7 @@ func TestMaxRunBytes(t *testing.T) {
 			if code != 2 {
 				t.Errorf("exit %d, want 2; stderr %q", code, stderr)
 			}
-			if !regexp.MustCompile(`line \d+: run "` + tt.id + `" keeps more than 64 KiB in memory \(limit set by --max-run-bytes\)`).MatchString(stdout) {
+			if !regexp.MustCompile(`line \d+: run "` + tt.id + `" keeps more than 64 KiB \(limit set by --max-run-bytes\)`).MatchString(stdout) {
 				t.Errorf("the limit is not named with the line and the flag:\n%s", stdout)
 			}
 			// The runs beside the stopped one are copies of the other
@@ -220,8 +220,8 @@ func TestMaxRunBytes(t *testing.T) {
 				t.Errorf("the stopped run was judged:\n%s", stdout)
 			}
 			for format, want := range map[string]string{
-				"json": "keeps more than 64 KiB in memory", "sarif": "keeps more than 64 KiB in memory",
-				"github": "keeps more than 64 KiB in memory", "short": "1 with a run stopped at a limit",
+				"json": "keeps more than 64 KiB", "sarif": "keeps more than 64 KiB",
+				"github": "keeps more than 64 KiB", "short": "1 with a run stopped at a limit",
 			} {
 				code, out, _ := run(t, nil, "analyze", "--format", format, "--declarations", decl, "--max-run-bytes", tt.limit, path)
 				if code != 2 || !strings.Contains(out, want) {

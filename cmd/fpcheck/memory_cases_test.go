@@ -59,7 +59,7 @@ func TestMemoryCases(t *testing.T) {
 		{name: "one run of results past --max-run-bytes", file: "distinct-limit.jsonl",
 			write: func(w io.Writer) (int64, error) { return hostile.Results(w, 256, 32<<10, false) },
 			args:  []string{"--max-run-bytes", "1048576"}, code: 2,
-			want: []string{`run "run-results" keeps more than 1 MiB in memory (limit set by --max-run-bytes)`}},
+			want: []string{`run "run-results" keeps more than 1 MiB (limit set by --max-run-bytes)`}},
 		// The count is the limit's own: as many events as it allows are
 		// read, one more stops the run.
 		{name: "tiny events up to --max-events-per-run", file: "tiny.jsonl",
