@@ -102,13 +102,13 @@ func addReplayFlags(cmd *cobra.Command, o *loadOptions) {
 	onceFlag(cmd, &o.Posture, "posture", "", "observe, or dev to run every check's canary first (default: the declarations' posture, else observe)")
 	f.IntVarP(&o.Jobs, "jobs", "j", 0, "cores to use: recordings read at once, and decoders per recording when there are fewer recordings (default: the number of CPUs; at most four per CPU)")
 	f.BoolVar(&o.NoRotated, "no-rotated", false, "do not read a rotated sibling PATH.1 before PATH")
-	f.Int64Var(&o.MaxLineBytes, "max-line-bytes", 0, "longest NDJSON line accepted (default 256 MiB)")
-	f.Int64Var(&o.MaxDecompressedBytes, "max-decompressed-bytes", 0, "most bytes one compressed input may expand to (default 8 GiB)")
+	sizeFlag(cmd, &o.MaxLineBytes, "max-line-bytes", "longest NDJSON line accepted (default 256 MiB)")
+	sizeFlag(cmd, &o.MaxDecompressedBytes, "max-decompressed-bytes", "most bytes one compressed input may expand to (default 8 GiB)")
 	f.IntVar(&o.MaxEventsPerRun, "max-events-per-run", 0, "most events one run may have, counted as they are read whether or not the run keeps them (--max-run-bytes bounds what it keeps); past it the run stops and the input's other runs are judged (default 5,000,000)")
-	f.Int64Var(&o.MaxRunBytes, "max-run-bytes", 0, "most bytes one run may keep: what its replay keeps, in memory or in its temporary file, and the payloads of events collected before their replay; past it the run stops and the input's other runs are judged (default 512 MiB)")
+	sizeFlag(cmd, &o.MaxRunBytes, "max-run-bytes", "most bytes one run may keep: what its replay keeps, in memory or in its temporary file, and the payloads of events collected before their replay; past it the run stops and the input's other runs are judged (default 512 MiB)")
 	f.IntVar(&o.MaxRunsInFlight, "max-runs-in-flight", 0, "most runs of one input held at once, started and not yet judged (default 100,000)")
 	f.IntVar(&o.MaxNesting, "max-nesting", 0, "deepest nesting accepted in a recording document (default 100,000 levels)")
-	f.Int64Var(&o.MaxPackedExpansion, "max-packed-expansion", 0, "most bytes of plain JSON a packed recording may stand for, measured on its packed form (default 8 GiB)")
+	sizeFlag(cmd, &o.MaxPackedExpansion, "max-packed-expansion", "most bytes of plain JSON a packed recording may stand for, measured on its packed form (default 8 GiB)")
 	_ = cmd.RegisterFlagCompletionFunc("posture", cobra.FixedCompletions([]string{"observe", "dev"}, cobra.ShellCompDirectiveNoFileComp))
 }
 

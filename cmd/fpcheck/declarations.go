@@ -41,8 +41,8 @@ of the recordings would silently leave tools out.`,
 	}
 	f := initCmd.Flags()
 	f.BoolVar(&load.NoRotated, "no-rotated", false, "do not read a rotated sibling PATH.1 before PATH")
-	f.Int64Var(&load.MaxLineBytes, "max-line-bytes", 0, "longest NDJSON line accepted (default 256 MiB)")
-	f.Int64Var(&load.MaxDecompressedBytes, "max-decompressed-bytes", 0, "most bytes one compressed input may expand to (default 8 GiB)")
+	sizeFlag(initCmd, &load.MaxLineBytes, "max-line-bytes", "longest NDJSON line accepted (default 256 MiB)")
+	sizeFlag(initCmd, &load.MaxDecompressedBytes, "max-decompressed-bytes", "most bytes one compressed input may expand to (default 8 GiB)")
 	addExcludeFlag(initCmd, &load.Exclude)
 	cmd.AddCommand(initCmd)
 	return cmd
