@@ -121,10 +121,19 @@ func onceFlag(cmd *cobra.Command, p *string, name, value, usage string) {
 	cmd.Flags().Var(&onceValue{p: p}, name, usage)
 }
 
+// onceFlagEmptyOK is onceFlag for a flag whose empty value says something
+// of its own, apart from the flag not given (merge --kind "": every kind,
+// whatever kind the reports listed).
+func onceFlagEmptyOK(cmd *cobra.Command, p *string, name, value, usage string) {
+	*p = value
+	cmd.Flags().Var(&onceValue{p: p, emptyOK: true}, name, usage)
+}
+
 // onceValue is onceFlag's value.
 type onceValue struct {
-	p   *string
-	set bool
+	p       *string
+	set     bool
+	emptyOK bool
 }
 
 func (v *onceValue) String() string { return *v.p }
@@ -134,7 +143,7 @@ func (v *onceValue) Set(s string) error {
 	if v.set {
 		return fmt.Errorf("the flag is given twice (%s and %s), and only one value counts; give it once", strconv.Quote(*v.p), strconv.Quote(s))
 	}
-	if s == "" {
+	if s == "" && !v.emptyOK {
 		return errors.New("the value is empty, which would read as the flag not given; give a value or leave the flag out")
 	}
 	*v.p, v.set = s, true
@@ -221,7 +230,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 	}
 	// A report is never written over the baseline read; a baseline is,
 	// which refreshes it in place.
-	if err := guardOutputs(outputsOf(specs), nil, readFile{"the baseline", o.Baseline}); err != nil {
+	if err := refuseOverBaseline(specs, o.Baseline); err != nil {
 		return err
 	}
 	if err := checkWritable(specs); err != nil {

@@ -114,11 +114,11 @@ each with the exit code it alone would give.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.FailOn, "fail-on", report.FailOnDefect, "what new finding fails: defect, or advisory (new advisories fail too)")
+	onceFlag(cmd, &o.FailOn, "fail-on", report.FailOnDefect, "what new finding fails: defect, or advisory (new advisories fail too)")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when the head is unmeasured or runs were not compared")
-	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
+	onceFlag(cmd, &o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when the declarations of either side name a tool no run of that side offered or called")
-	f.StringVar(&o.BaseDeclarations, "base-declarations", "", "judge BASE with these declarations instead of --declarations (the head keeps --declarations)")
+	onceFlag(cmd, &o.BaseDeclarations, "base-declarations", "", "judge BASE with these declarations instead of --declarations (the head keeps --declarations)")
 	addOutputFlags(cmd, &o.Output, report.DiffFormats())
 	addLoadFlags(cmd, &o.Load)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{report.FailOnDefect, report.FailOnAdvisory}, cobra.ShellCompDirectiveNoFileComp))
@@ -202,6 +202,9 @@ func diffRun(o *DiffOptions) error {
 	// theirs to report.
 	inputs, _ := recording.Expand([]string{o.Base, o.Head})
 	if err := refuseOverwrite(outputsOf(specs), inputs, o.Load.Declarations, o.BaseDeclarations); err != nil {
+		return err
+	}
+	if err := refuseOverBaseline(specs, o.Baseline); err != nil {
 		return err
 	}
 	if err := checkWritable(specs); err != nil {

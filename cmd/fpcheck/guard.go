@@ -53,6 +53,13 @@ func refuseOverwrite(outputs []written, inputs []string, declarations ...string)
 	return guardOutputs(outputs, inputs, others...)
 }
 
+// refuseOverBaseline is guardOutputs for a report's outputs and the
+// baseline the command reads: a report written over it would lose the
+// acceptances the next run needs.
+func refuseOverBaseline(specs []outputSpec, baseline string) error {
+	return guardOutputs(outputsOf(specs), nil, readFile{"the baseline", baseline})
+}
+
 // guardOutputs fails before anything is written when a file an output
 // flag names is one of the files read: a recording (however it was named:
 // a directory walk finds files under names of their own), the declarations

@@ -114,6 +114,8 @@ func TestUsageRefusals(t *testing.T) {
 		{"--write-baseline over the declarations", []string{"analyze", "--declarations", decl, "--write-baseline", decl, rec}, "would overwrite the declarations file"},
 		{"diff --output over the head", []string{"diff", "--output", "sarif=" + rec, rec, rec}, "would overwrite the recording"},
 		{"merge --output over an input", []string{"merge", "--output", "json=" + rec, rec}, "would overwrite the recording"},
+		{"diff --output over the baseline", []string{"diff", "--baseline", base, "--output", "json=" + base, rec, rec}, "--output json=" + base + " would overwrite the baseline it reads"},
+		{"merge --output over the baseline", []string{"merge", "--baseline", base, "--output", "sarif=" + base, rec}, "--output sarif=" + base + " would overwrite the baseline it reads"},
 		{"negative --max-line-bytes", []string{"analyze", "--max-line-bytes", "-1", rec}, `invalid argument "-1" for "--max-line-bytes" flag: a size cannot be negative`},
 		{"negative --max-events-per-run", []string{"analyze", "--max-events-per-run", "-5", rec}, "--max-events-per-run must be 0"},
 		{"negative --max-decompressed-bytes", []string{"diff", "--max-decompressed-bytes", "-1", rec, rec}, `invalid argument "-1" for "--max-decompressed-bytes" flag: a size cannot be negative`},

@@ -69,13 +69,13 @@ not carried by a report: give it again.
 	}
 	o.cmd = cmd
 	f := cmd.Flags()
-	f.StringVar(&o.Kind, "kind", "", "list only findings of this kind (default: the reports')")
+	onceFlagEmptyOK(cmd, &o.Kind, "kind", "", "list only findings of this kind, or of every kind when empty (default: the reports')")
 	f.IntVar(&o.Limit, "limit", 0, "list at most N findings per run, 0 = all (default: the reports')")
-	f.StringVar(&o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory or drift (default: the reports')")
+	onceFlag(cmd, &o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory or drift (default: the reports')")
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run is unmeasured (default: the reports')")
 	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (default: the reports')")
 	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when the declarations name a tool no run offered or called (default: the reports')")
-	f.StringVar(&o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
+	onceFlag(cmd, &o.Baseline, "baseline", "", "accept the findings this baseline file lists (see 'fpcheck baseline')")
 	addOutputFlags(cmd, &o.Output, report.Formats())
 	addLoadFlags(cmd, &o.Load)
 	return cmd
@@ -156,6 +156,9 @@ func mergeRun(o *MergeOptions) error {
 		return err
 	}
 	if err := refuseOverwrite(outputsOf(specs), entryPaths(entries), o.Load.Declarations); err != nil {
+		return err
+	}
+	if err := refuseOverBaseline(specs, o.Baseline); err != nil {
 		return err
 	}
 	if err := checkWritable(specs); err != nil {
