@@ -242,6 +242,11 @@ func diffRun(o *DiffOptions) error {
 	d := report.NewDiff(baseRep, headRep, report.PairScenarios(base.scenarios, head.scenarios),
 		report.DiffOptions{FailOn: o.FailOn, AllowUnmeasured: o.Allow})
 	d.BaseName, d.HeadName = o.Base, o.Head
+	if o.StrictDeclarations {
+		// Set before any format is written, so that every one states the
+		// exit code the command gives.
+		d.Totals.DeclaredUnseen = declaredUnseen(baseRep, headRep)
+	}
 	err = writeOutputs(o.IO, specs, o.Global.Color, func(w io.Writer, format string, ro report.RenderOptions) error {
 		r, err := report.NewDiffRenderer(format, ro)
 		if err != nil {
@@ -254,13 +259,10 @@ func diffRun(o *DiffOptions) error {
 	}
 	// A typo in a declared tool name disarms both sides alike, so the diff
 	// of two disarmed sides is green: say so on stderr whatever the format,
-	// and with --strict-declarations fail as analyze does.
-	unseen := false
+	// and with --strict-declarations fail as analyze does (the totals hold
+	// the count, set before the diff was written).
 	said := map[string]bool{}
 	for _, rep := range []*report.Report{baseRep, headRep} {
-		if dr := rep.Declarations; dr != nil && len(dr.Unseen) > 0 {
-			unseen = true
-		}
 		for _, line := range rep.StderrLines(true) {
 			if !said[line] {
 				said[line] = true
@@ -272,10 +274,22 @@ func diffRun(o *DiffOptions) error {
 	if !slices.ContainsFunc(specs, func(s outputSpec) bool { return s.Path == "-" && s.Format == report.FormatText }) {
 		fmt.Fprintln(o.IO.ErrOut, d.StderrLine())
 	}
-	if unseen && o.StrictDeclarations {
-		return &StatusError{Code: ExitUsage}
-	}
 	return &StatusError{Code: ExitCode(d.ExitCode())}
+}
+
+// declaredUnseen counts the distinct declared tool names that no run of a
+// side offered or called, on either side (each side holds its own
+// declarations against its own runs).
+func declaredUnseen(reps ...*report.Report) int {
+	names := map[string]bool{}
+	for _, rep := range reps {
+		if dr := rep.Declarations; dr != nil {
+			for _, u := range dr.Unseen {
+				names[u.Name] = true
+			}
+		}
+	}
+	return len(names)
 }
 
 // sideInputName names an input of a diff side for a message, with the
