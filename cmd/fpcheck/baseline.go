@@ -41,7 +41,7 @@ matches any more is reported as stale.
 
 The file is versioned JSON, sorted by identity:
 
-  {"version": 1, "entries": [
+  {"version": 2, "entries": [
     {"identity": "...", "kind": "...", "seam": "...", "advisory": false,
      "reason": "...", "expires": "YYYY-MM-DD"}
   ]}`,

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fpcheck/fpcheck/report"
 )
 
 // An advisory and a defect of one identity are two findings to the gate:
@@ -90,5 +93,14 @@ func TestBaselineWriteRefusesOverwritingItsInputs(t *testing.T) {
 	}
 	if code, _, stderr := run(t, nil, "baseline", "write", "--baseline", prev, "-o", prev, rec); code != 0 {
 		t.Errorf("refreshing a baseline over itself: exit %d: %s", code, stderr)
+	}
+}
+
+// TestBaselineHelpShowsTheVersionRead: the file format baseline --help
+// shows is the version this build reads.
+func TestBaselineHelpShowsTheVersionRead(t *testing.T) {
+	_, out, _ := run(t, nil, "baseline", "--help")
+	if want := fmt.Sprintf(`{"version": %d, "entries": [`, report.BaselineVersion); !strings.Contains(out, want) {
+		t.Errorf("baseline --help does not show %s:\n%s", want, out)
 	}
 }
