@@ -87,8 +87,20 @@ func (g *logGuard) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	gw := guardWrite{w: g.w, p: p}
+	// next is where the next "##[" of p starts at or after i (len(p) for
+	// none), searched for once across lines rather than line by line.
+	next := -1
 	i := 0
 	for i < len(p) && gw.err == nil {
+		if g.lead == leadBlank && g.nPart == 0 && g.hashes == 0 {
+			// Indentation, the bulk of an indented report's line starts.
+			for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+				i++
+			}
+			if i == len(p) {
+				break
+			}
+		}
 		if g.lead != leadPast || g.hashes > 0 {
 			i = g.step(&gw, i)
 			continue
@@ -102,12 +114,17 @@ func (g *logGuard) Write(p []byte) (int, error) {
 			end += i
 		}
 		for {
-			k := bytes.Index(p[i:end], []byte("##["))
-			if k < 0 {
+			if next < i {
+				next = len(p)
+				if k := bytes.Index(p[i:], []byte("##[")); k >= 0 {
+					next = i + k
+				}
+			}
+			if next >= end {
 				break
 			}
-			gw.replace(i+k+2, g.esc.bracket)
-			i += k + 3
+			gw.replace(next+2, g.esc.bracket)
+			i = next + 3
 		}
 		if end == len(p) {
 			g.hashes = trailingHashes(p[i:end], 0)
