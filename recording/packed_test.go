@@ -316,19 +316,7 @@ func FuzzPackedRecording(f *testing.F) {
 // or its recording twice is refused by name, bare and inside an envelope,
 // rather than read as whichever came last.
 func TestPackedMemberStatedTwice(t *testing.T) {
-	plain, err := os.ReadFile("../testdata/recordings/loader/recording.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	packed, err := synth.Pack(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(packed, &m); err != nil {
-		t.Fatal(err)
-	}
-	v, r := string(m["values"]), string(m["recording"])
+	v, r := packedLoaderFixture(t)
 	head := `{"format":"` + PackedFormat + `",`
 	envelope := func(p string) string {
 		return `{"format":"agentfootprint.recording.v1","run":{"complete":true,"droppedEvents":0},"privacy":{"mode":"full"},"recording":` + p + `}`
@@ -355,19 +343,7 @@ func TestPackedMemberStatedTwice(t *testing.T) {
 // recording, with a problem saying so, and in file order: never passed
 // over as an unknown member.
 func TestPackedEventsBeside(t *testing.T) {
-	plain, err := os.ReadFile("../testdata/recordings/loader/recording.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	packed, err := synth.Pack(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(packed, &m); err != nil {
-		t.Fatal(err)
-	}
-	v, r := string(m["values"]), string(m["recording"])
+	v, r := packedLoaderFixture(t)
 	head := `{"format":"` + PackedFormat + `","values":` + v + `,`
 	beside := `"events":[{"type":"agentfootprint.agent.turn_start","payload":{},"meta":{"runId":"run-beside-1"}}]`
 	cases := []struct {
@@ -407,4 +383,23 @@ func TestPackedEventsBeside(t *testing.T) {
 			}
 		})
 	}
+}
+
+// packedLoaderFixture is the loader fixture recording packed: the JSON of
+// its values and of its recording, to build packed documents around.
+func packedLoaderFixture(t *testing.T) (values, rec string) {
+	t.Helper()
+	plain, err := os.ReadFile("../testdata/recordings/loader/recording.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, err := synth.Pack(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(packed, &m); err != nil {
+		t.Fatal(err)
+	}
+	return string(m["values"]), string(m["recording"])
 }
