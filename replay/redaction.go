@@ -26,8 +26,8 @@ import (
 // placeholders are the values footprintjs serves a selected value as.
 var placeholders = map[string]bool{"REDACTED": true, "[REDACTED]": true}
 
-// isPlaceholder reports a string that is a redaction placeholder.
-func isPlaceholder(s string) bool { return placeholders[strings.TrimSpace(s)] }
+// IsPlaceholder reports a string that is a redaction placeholder.
+func IsPlaceholder(s string) bool { return placeholders[strings.TrimSpace(s)] }
 
 // holdsPlaceholder reports whether a JSON value is, or holds as any
 // string member or element, a placeholder.
@@ -53,7 +53,7 @@ func holdsPlaceholder(raw json.RawMessage) bool {
 			// Object keys come through as strings too; a key named
 			// REDACTED is structure, but reading it as a placeholder only
 			// costs a measurement.
-			if isPlaceholder(t) {
+			if IsPlaceholder(t) {
 				return true
 			}
 		}
@@ -89,12 +89,12 @@ func (r redactions) reason(marked bool) string {
 
 func (r redactions) frame(f checks.Frame) {
 	for _, s := range f.System {
-		if isPlaceholder(s) {
+		if IsPlaceholder(s) {
 			r["the system prompt"] = true
 		}
 	}
 	for _, m := range f.Messages {
-		if !isPlaceholder(m.Content) {
+		if !IsPlaceholder(m.Content) {
 			continue
 		}
 		switch m.Role {
@@ -143,7 +143,7 @@ func redactedChoice(c *checks.Check, v checks.ChoiceView, marked bool) string {
 func redactedClaim(c *checks.Check, v checks.ClaimView, marked bool) string {
 	n := readsOf(c)
 	r := redactions{}
-	if v.AnswerKnown && isPlaceholder(v.Answer) {
+	if v.AnswerKnown && IsPlaceholder(v.Answer) {
 		r["the answer"] = true
 	}
 	if n.claimRows {

@@ -51,8 +51,13 @@ const (
 	// prompt (PromptKey): a re-recorded run of a multi-run scenario, whose
 	// run id is new.
 	MatchedByPrompt = "prompt"
-	MatchedBaseOnly = "base only"
-	MatchedHeadOnly = "head only"
+	// MatchedByPromptOrder pairs runs whose conversations, up to and with
+	// them, carry the same prompts, like MatchedByPrompt, when another run
+	// of a side carries them too: the n-th such run of the base with the
+	// n-th of the head, in recording order, which the report says.
+	MatchedByPromptOrder = "prompt, in recording order"
+	MatchedBaseOnly      = "base only"
+	MatchedHeadOnly      = "head only"
 )
 
 // DiffOptions gate a diff.
@@ -480,6 +485,37 @@ type runMatch struct {
 // matchRuns pairs runs: by run id, then by prompt key (each in order of
 // occurrence among runs of the same key), then, when each side holds
 // exactly one run, the two by scenario; any other run is unmatched.
+// conversationKeys are the runs' prompt keys, each preceded by the keys
+// of the earlier turns of its conversation (the runs before it with its
+// session id): two conversations that share a follow-up prompt keep their
+// turns apart, where the prompt alone would pair one's turn with the
+// other's in recording order. A run without a prompt key has none; one
+// without a session id is keyed by its own prompt.
+func conversationKeys(runs []*Run) []string {
+	keys := make([]string, len(runs))
+	chain := map[string]string{}
+	for i, r := range runs {
+		if r.SessionID == "" {
+			keys[i] = r.PromptKey
+			continue
+		}
+		// A turn without a key breaks its conversation's chain: what
+		// follows it cannot be told from the same turns after another.
+		prev, broken := chain[r.SessionID], chain[r.SessionID] == "\x00"
+		switch {
+		case r.PromptKey == "" || broken:
+			chain[r.SessionID] = "\x00"
+		case prev == "":
+			keys[i] = r.PromptKey
+			chain[r.SessionID] = keys[i]
+		default:
+			keys[i] = prev + ">" + r.PromptKey
+			chain[r.SessionID] = keys[i]
+		}
+	}
+	return keys
+}
+
 func matchRuns(base, head []*Run) []runMatch {
 	pairOf := make([]int, len(base))
 	how := make([]string, len(base))
@@ -488,23 +524,23 @@ func matchRuns(base, head []*Run) []runMatch {
 	}
 	usedHead := make([]bool, len(head))
 	// byKey pairs the runs still unpaired whose key agrees, the n-th run
-	// of a key in the base with the n-th of it in the head.
-	byKey := func(key func(*Run) string, label string) {
-		occurrence := func(runs []*Run, skip func(int) bool) []string {
+	// of a key in the base with the n-th of it in the head; a pair of a key
+	// more than one run of a side holds is labelled repeated.
+	byKey := func(bkeys, hkeys []string, label, repeated string) {
+		occurrence := func(keys []string, skip func(int) bool) ([]string, map[string]int) {
 			seen := map[string]int{}
-			keys := make([]string, len(runs))
-			for i, r := range runs {
-				k := key(r)
+			out := make([]string, len(keys))
+			for i, k := range keys {
 				if k == "" || skip(i) {
 					continue
 				}
-				keys[i] = k + "\x00" + strconv.Itoa(seen[k])
+				out[i] = k + "\x00" + strconv.Itoa(seen[k])
 				seen[k]++
 			}
-			return keys
+			return out, seen
 		}
-		bk := occurrence(base, func(i int) bool { return pairOf[i] >= 0 })
-		hk := occurrence(head, func(j int) bool { return usedHead[j] })
+		bk, bn := occurrence(bkeys, func(i int) bool { return pairOf[i] >= 0 })
+		hk, hn := occurrence(hkeys, func(j int) bool { return usedHead[j] })
 		headOf := map[string]int{}
 		for j, k := range hk {
 			if k != "" {
@@ -514,11 +550,21 @@ func matchRuns(base, head []*Run) []runMatch {
 		for i, k := range bk {
 			if j, ok := headOf[k]; ok && k != "" {
 				pairOf[i], how[i], usedHead[j] = j, label, true
+				if bn[bkeys[i]] > 1 || hn[hkeys[j]] > 1 {
+					how[i] = repeated
+				}
 			}
 		}
 	}
-	byKey(func(r *Run) string { return r.RunID }, MatchedByRunID)
-	byKey(func(r *Run) string { return r.PromptKey }, MatchedByPrompt)
+	runIDs := func(runs []*Run) []string {
+		keys := make([]string, len(runs))
+		for i, r := range runs {
+			keys[i] = r.RunID
+		}
+		return keys
+	}
+	byKey(runIDs(base), runIDs(head), MatchedByRunID, MatchedByRunID)
+	byKey(conversationKeys(base), conversationKeys(head), MatchedByPrompt, MatchedByPromptOrder)
 	// A recording of one run is the scenario's run, whatever its prompt
 	// became; with more runs, what keys leave over is never paired by
 	// position, which would compare unrelated runs without a word.
@@ -851,7 +897,7 @@ func (in *InputDiff) summaryLine() string {
 			}
 		}
 		var ways []string
-		for _, how := range []string{MatchedByRunID, MatchedByPrompt, MatchedByScenario} {
+		for _, how := range []string{MatchedByRunID, MatchedByPrompt, MatchedByPromptOrder, MatchedByScenario} {
 			if by[how] > 0 {
 				ways = append(ways, fmt.Sprintf("%d by %s", by[how], how))
 			}

@@ -342,6 +342,16 @@ func TestMatchRuns(t *testing.T) {
 		}
 		return out
 	}
+	// "id@session/prompt".
+	sessions := func(specs ...string) []*Run {
+		var out []*Run
+		for _, sp := range specs {
+			idSession, prompt, _ := strings.Cut(sp, "/")
+			id, session, _ := strings.Cut(idSession, "@")
+			out = append(out, &Run{RunID: id, SessionID: session, PromptKey: prompt})
+		}
+		return out
+	}
 	tests := []struct {
 		name       string
 		base, head []*Run
@@ -355,9 +365,13 @@ func TestMatchRuns(t *testing.T) {
 		{"re-recorded: by prompt, whatever the order", runs("a/p1", "b/p2", "c/p3"), runs("z/p3", "x/p1", "y/p2"),
 			[]string{"a:x:prompt", "b:y:prompt", "c:z:prompt"}},
 		{"a repeated prompt pairs in recording order", runs("a/p", "b/p", "c/q"), runs("x/p", "y/q", "z/p"),
-			[]string{"a:x:prompt", "b:z:prompt", "c:y:prompt"}},
+			[]string{"a:x:prompt, in recording order", "b:z:prompt, in recording order", "c:y:prompt"}},
 		{"a prompt repeated more often on one side leaves the extra", runs("a/p", "b/p"), runs("x/p"),
-			[]string{"a:x:prompt", "b:-:base only"}},
+			[]string{"a:x:prompt, in recording order", "b:-:base only"}},
+		{"a shared follow-up pairs within its conversation", sessions("a@A/g", "b@B/c", "c@B/f", "d@A/f"), sessions("w@W/g", "x@X/c", "y@W/f", "z@X/f"),
+			[]string{"a:w:prompt", "b:x:prompt", "c:z:prompt", "d:y:prompt"}},
+		{"after a turn with no prompt, a follow-up is no key", sessions("a@A/", "b@A/f"), sessions("x@X/", "y@X/f"),
+			[]string{"a:-:base only", "b:-:base only", "-:x:head only", "-:y:head only"}},
 		{"run id first, then prompt", runs("a/p1", "b/p2"), runs("c/p1", "a/p2"),
 			[]string{"a:a:run id", "b:-:base only", "-:c:head only"}},
 		{"no prompt is no key", runs("a", "b"), runs("x", "y"),

@@ -82,7 +82,7 @@ func textDiffRun(t *textWriter, d *Diff, rd *RunDiff) {
 	switch {
 	case rd.Unmatched:
 		how = "not compared: " + how
-	case how == MatchedByRunID || how == MatchedByScenario || how == MatchedByPrompt:
+	case how == MatchedByRunID || how == MatchedByScenario || how == MatchedByPrompt || how == MatchedByPromptOrder:
 		how = "matched by " + how
 	}
 	t.line(2, styleBold, fmt.Sprintf("RUN %d · %s (%s)", rd.Position, runPairLabel(rd), how))

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 
 	"github.com/fpcheck/fpcheck/internal/jsonfast"
 	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
 )
 
 // PromptKey is what pairs a run with its re-recording once the run ids
@@ -14,8 +16,9 @@ import (
 // first turn_start, which the scenario's script fixes while agentfootprint
 // mints new run and session ids. The key is a digest, so a saved report
 // that carries it does not carry the prompt's text. "" when the run has no
-// turn_start with a prompt (a run cut off before its head, for example):
-// such a run has no key and is never paired by one.
+// turn_start with a prompt (a run cut off before its head, for example),
+// or its prompt is blank or a redaction placeholder: such a run has no key
+// and is never paired by one.
 func PromptKey(run *recording.Run) string {
 	var r promptKeyReader
 	for i := range run.Events {
@@ -42,7 +45,9 @@ func (r *promptKeyReader) add(ev *recording.Event) bool {
 		return true
 	}
 	prompt, ok := userPrompt(ev)
-	if !ok {
+	// A blank or redacted prompt names no scenario: every run redacted
+	// alike would share it, and pair with whichever came first.
+	if !ok || strings.TrimSpace(prompt) == "" || replay.IsPlaceholder(prompt) {
 		return true
 	}
 	sum := sha256.Sum256([]byte(prompt))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fpcheck/fpcheck/recording"
+	"github.com/fpcheck/fpcheck/replay"
 )
 
 // loadedTurnStart is a turn_start with payload as the loader hands it
@@ -33,7 +34,7 @@ func promptKeyOf(payload []byte) string {
 	var p struct {
 		UserPrompt *string `json:"userPrompt"`
 	}
-	if json.Unmarshal(payload, &p) != nil || p.UserPrompt == nil {
+	if json.Unmarshal(payload, &p) != nil || p.UserPrompt == nil || strings.TrimSpace(*p.UserPrompt) == "" || replay.IsPlaceholder(*p.UserPrompt) {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(*p.UserPrompt))
@@ -54,7 +55,10 @@ func TestPromptKeyReadsAsUnmarshal(t *testing.T) {
 		{"escapes", `{"userPrompt":"a\"b\\c\u00e9\ud83d\ude00\n"}`, true, true},
 		{"lone surrogate", `{"userPrompt":"x\ud800y"}`, true, true},
 		{"invalid UTF-8", "{\"userPrompt\":\"a\xffb\"}", true, true},
-		{"empty", `{"userPrompt":""}`, true, true},
+		{"empty", `{"userPrompt":""}`, true, false},
+		{"blank", `{"userPrompt":" \n"}`, true, false},
+		{"redacted", `{"userPrompt":"[REDACTED]"}`, true, false},
+		{"redacted, bare", `{"userPrompt":"REDACTED"}`, true, false},
 		{"other members", `{"turn":1,"userPrompt":"p","extra":{"userPrompt":"no"}}`, true, true},
 		{"null", `{"userPrompt":null}`, true, false},
 		{"absent", `{"turn":1}`, true, false},
