@@ -199,14 +199,14 @@ func parseBaseline(path string, data []byte, previous bool) (*Baseline, error) {
 	switch {
 	case f.Version == nil:
 		return nil, fail("no \"version\" field; this build reads version %d", BaselineVersion)
+	case f.Entries == nil:
+		return nil, fail("no \"entries\" list (an empty baseline is \"entries\": [])")
 	case *f.Version == classlessVersion && !previous:
 		return nil, fail("version %d, written by an earlier fpcheck: its entries do not say whether they accept the defect or the advisory of their identity, which the two share, so it accepts nothing here; refresh it once with 'fpcheck baseline write --baseline %s RECORDING... -o %s', which keeps its reasons and expiry dates", *f.Version, ShellWord(path), ShellWord(path))
 	case *f.Version == classlessVersion:
 		classless = true
 	case *f.Version != BaselineVersion:
 		return nil, fail("version %d is not one this build reads (it reads version %d)", *f.Version, BaselineVersion)
-	case f.Entries == nil:
-		return nil, fail("no \"entries\" list (an empty baseline is \"entries\": [])")
 	}
 	b := &Baseline{Path: path, Entries: make([]BaselineEntry, 0, len(*f.Entries))}
 	seen := map[string]int{}

@@ -39,6 +39,8 @@ func TestParseBaselineRefusals(t *testing.T) {
 		{"other version", `{"version":3,"entries":[]}`, "version 3 is not one this build reads"},
 		{"the version before classes", `{"version":1,"entries":[{"identity":"a @b [] ","kind":"a","seam":"b","reason":"","expires":""}]}`, "version 1, written by an earlier fpcheck: its entries do not say whether they accept the defect or the advisory of their identity, which the two share, so it accepts nothing here; refresh it once with 'fpcheck baseline write --baseline b.json RECORDING... -o b.json'"},
 		{"no entries", `{"version":2}`, `no "entries" list`},
+		{"version 1, no entries", `{"version":1}`, `no "entries" list`},
+		{"version 1, null entries", `{"version":1,"entries":null}`, `no "entries" list`},
 		{"unknown field", `{"version":2,"entries":[{"identity":"x @y [] p ","expiry":"2020-01-01"}]}`, `unknown field "expiry"`},
 		{"no identity", `{"version":2,"entries":[{"reason":"r"}]}`, "entry 1 has no identity"},
 		{"bad date", `{"version":2,"entries":[` + entry(`"expires":"31/12/2026"`) + `]}`, "not a date of the form YYYY-MM-DD"},
@@ -53,6 +55,11 @@ func TestParseBaselineRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// The refresh's reading refuses what ParseBaseline does, but a
+			// version 1 file.
+			if _, err := ParsePreviousBaseline("b.json", []byte(tt.data)); err == nil && !strings.HasPrefix(tt.data, `{"version":1,`) {
+				t.Errorf("ParsePreviousBaseline read %s", tt.data)
+			}
 			_, err := ParseBaseline("b.json", []byte(tt.data))
 			var be *BaselineError
 			if !errors.As(err, &be) || !strings.Contains(err.Error(), tt.want) {
