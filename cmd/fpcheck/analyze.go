@@ -310,7 +310,12 @@ func analyzeRun(o *AnalyzeOptions) error {
 	// Writing a baseline does not change the exit code: the report it
 	// accepts is still the report it was.
 	if o.WriteBaseline != "" {
-		if err := writeBaselineFile(o.WriteBaseline, rep, opts.Baseline); err != nil {
+		// What was not read would not be accepted: no baseline then, said,
+		// with the report's own exit code (never 0 when evidence is
+		// missing).
+		if missing := evidenceMissing(rep); len(missing) > 0 {
+			fmt.Fprintln(o.IO.ErrOut, report.SanitizeLines(fmt.Sprintf("fpcheck: no baseline written to %s: %v", safeName(o.WriteBaseline), errors.Join(missing...))))
+		} else if err := writeBaselineFile(o.WriteBaseline, rep, opts.Baseline); err != nil {
 			return err
 		}
 	}

@@ -68,8 +68,9 @@ With --baseline OLD, entries still found keep OLD's reason and expiry, and
 OLD's stale entries are dropped.
 
 Exit codes: 0 when the baseline was written; 2 for bad usage or when an
-input cannot be read (nothing is written then: a baseline of part of the
-evidence would accept too little).`,
+input cannot be read whole, a run of it stopped at a limit or lost
+(nothing is written then: a baseline of part of the evidence would accept
+too little).`,
 		Args: needInputs("baseline write needs at least one recording (a path, a directory, or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args
@@ -86,9 +87,9 @@ evidence would accept too little).`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "write the baseline to FILE instead of stdout")
-	f.StringVar(&o.Reason, "reason", "", "reason given to every new entry")
-	f.StringVar(&o.Expires, "expires", "", "expiry date (YYYY-MM-DD) given to every new entry; from that date its finding fails again")
-	f.StringVar(&o.Previous, "baseline", "", "an existing baseline whose reasons and expiry dates are kept for entries still found")
+	onceFlagEmptyOK(cmd, &o.Reason, "reason", "", "reason given to every new entry")
+	onceFlag(cmd, &o.Expires, "expires", "", "expiry date (YYYY-MM-DD) given to every new entry; from that date its finding fails again")
+	onceFlag(cmd, &o.Previous, "baseline", "", "an existing baseline whose reasons and expiry dates are kept for entries still found")
 	addLoadFlags(cmd, &o.Load)
 	return cmd
 }
@@ -126,14 +127,8 @@ func baselineWriteRun(o *BaselineWriteOptions) error {
 	for _, sk := range rep.Skipped {
 		fmt.Fprintln(o.IO.ErrOut, sk.StderrLine())
 	}
-	var unreadable []error
-	for _, in := range rep.Inputs {
-		if in.Error != "" {
-			unreadable = append(unreadable, errors.New(report.Sanitize(in.Error)))
-		}
-	}
-	if len(unreadable) > 0 {
-		return fmt.Errorf("no baseline written: %w", errors.Join(unreadable...))
+	if missing := evidenceMissing(rep); len(missing) > 0 {
+		return fmt.Errorf("no baseline written: %w", errors.Join(missing...))
 	}
 	b := report.NewBaseline(rep, report.BaselineOptions{Reason: o.Reason, Expires: o.Expires, Previous: prev})
 	var buf bytes.Buffer
@@ -141,10 +136,10 @@ func baselineWriteRun(o *BaselineWriteOptions) error {
 		return err
 	}
 	if o.Output == "" {
-		_, err := o.IO.Out.Write(buf.Bytes())
+		_, err := report.LogSafe(o.IO.Out, report.FormatJSON).Write(buf.Bytes())
 		return err
 	}
-	if err := os.WriteFile(o.Output, buf.Bytes(), 0o644); err != nil {
+	if err := writeJSONFile(o.Output, buf.Bytes()); err != nil {
 		return fmt.Errorf("writing the baseline: %w", err)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "fpcheck: wrote %s with %d %s\n", report.Sanitize(o.Output), len(b.Entries), plural(len(b.Entries), "entry", "entries"))
@@ -186,10 +181,45 @@ func writeBaselineFile(path string, rep *report.Report, prev *report.Baseline) e
 	if err := report.NewBaseline(rep, report.BaselineOptions{Previous: prev}).Encode(&buf); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := writeJSONFile(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("writing the baseline: %w", err)
 	}
 	return nil
+}
+
+// writeJSONFile writes JSON through the CI log guard, as every report is
+// written (report.LogSafe): a baseline names what recordings hold, and may
+// be printed into a log.
+func writeJSONFile(path string, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = report.LogSafe(f, report.FormatJSON).Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// evidenceMissing says what of the report's evidence was not read: an
+// input unreadable past a point, a run stopped at a limit, runs lost
+// whole. A baseline written without it accepts too little (the next gate
+// fails on what it left out) and a refresh drops its entries' reasons.
+func evidenceMissing(rep *report.Report) []error {
+	var missing []error
+	for _, in := range rep.Inputs {
+		if in.Error != "" {
+			missing = append(missing, errors.New(report.Sanitize(in.Error)))
+		}
+		for _, sr := range in.StoppedRuns {
+			missing = append(missing, fmt.Errorf("%s: run %s stopped at a limit: %s", report.Sanitize(in.Path), report.Sanitize(sr.RunID), report.Sanitize(sr.Message)))
+		}
+		if n := len(in.LostRuns); n > 0 {
+			missing = append(missing, fmt.Errorf("%s: %d %s lost whole (lines that did not decode name them)", report.Sanitize(in.Path), n, plural(n, "run", "runs")))
+		}
+	}
+	return missing
 }
 
 // today is the UTC date baseline expiry is judged against.
