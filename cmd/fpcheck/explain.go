@@ -78,9 +78,8 @@ The exit code is analyze's for the same recording and flags.
 			return explainRun(o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.RunID, "run", "", "the run the finding belongs to (its run id)")
-	f.StringVar(&o.Format, "format", "text", "text or json")
+	onceFlag(cmd, &o.RunID, "run", "", "the run the finding belongs to (its run id)")
+	onceFlag(cmd, &o.Format, "format", "text", "text or json")
 	addWidthFlag(cmd, &o.Width)
 	addReplayFlags(cmd, &o.Load)
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
