@@ -180,3 +180,42 @@ func TestReportsCannotCommandACILog(t *testing.T) {
 		})
 	}
 }
+
+// TestBaselineAndSkeletonCannotCommandACILog: baseline write and
+// declarations init print what recordings name too; neither prints "##["
+// or a line starting "::", and each still reads back as what it names.
+func TestBaselineAndSkeletonCannotCommandACILog(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/recordings/formats/defect.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "hostile.jsonl")
+	if err := os.WriteFile(rec, bytes.ReplaceAll(data, []byte("screen_fire"), []byte("##[error]fire")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"baseline", "write", rec}, {"declarations", "init", rec}} {
+		code, out, stderr := run(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], code, stderr)
+		}
+		for l := range strings.Lines(out) {
+			if strings.Contains(l, "##[") || strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") {
+				t.Errorf("%s prints %q", args[0], l)
+			}
+		}
+		path := filepath.Join(dir, args[0]+".out")
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The baseline accepts the defect of the name it holds; the
+		// declarations name a tool a run offered (strict: no unseen name).
+		readBack, want := []string{"analyze", "--baseline", path, rec}, int(ExitGreen)
+		if args[0] == "declarations" {
+			readBack, want = []string{"analyze", "--strict-declarations", "--declarations", path, rec}, int(ExitDefects)
+		}
+		if code, out, stderr := run(t, nil, readBack...); code != want {
+			t.Errorf("%s read back: exit %d, want %d: %s\n%s", args[0], code, want, stderr, out)
+		}
+	}
+}
