@@ -285,7 +285,7 @@ func (r *Report) ExplainArgs(run *Run, i int) []string {
 	} else {
 		args = append(args, ShellWord(run.Input))
 	}
-	if run.RunID != "" && Sanitize(run.RunID) != run.RunID {
+	if run.RunID != "" && !printsAsIs(run.RunID) {
 		if ref, ok := r.fingerprintAlone(run, i); ok {
 			return append(args, ref)
 		}
@@ -321,7 +321,7 @@ func (r *Report) fingerprintAlone(run *Run, i int) (string, bool) {
 // unchanged, else in bash's $'…' (bash and zsh read it), with every
 // character Sanitize would change written as the \xNN escapes of its bytes.
 func ShellWord(s string) string {
-	if Sanitize(s) == s {
+	if printsAsIs(s) {
 		return ShellQuote(s)
 	}
 	var b strings.Builder
@@ -331,7 +331,10 @@ func ShellWord(s string) string {
 		switch c := s[i : i+size]; {
 		case c == "'" || c == `\`:
 			b.WriteString(`\` + c)
-		case r == utf8.RuneError && size <= 1 || Sanitize(c) != c:
+		case r == utf8.RuneError && size <= 1 || Sanitize(c) != c,
+			c == "[" && strings.HasSuffix(s[:i], "##"):
+			// The '[' of "##[" too, which the log guard would change
+			// inside the quotes (LogSafe).
 			for j := range size {
 				fmt.Fprintf(&b, `\x%02x`, s[i+j])
 			}
@@ -342,6 +345,13 @@ func ShellWord(s string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
+}
+
+// printsAsIs reports whether s reaches a terminal and a CI log as it is:
+// Sanitize leaves it alone, and it holds no "##[" for the log guard to
+// change (LogSafe), so a command that names it can be pasted back.
+func printsAsIs(s string) bool {
+	return Sanitize(s) == s && !strings.Contains(s, "##[")
 }
 
 // ShellQuote quotes an argument for a POSIX shell when it needs it.

@@ -95,3 +95,27 @@ func TestExplainCommandForAnUnprintableRunID(t *testing.T) {
 		t.Errorf("the real id: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestExplainCommandForARunIDTheLogGuardChanges: a run id holding "##["
+// is one the CI log guard writes otherwise, so the printed explain
+// command names the finding by its fingerprint and runs as printed.
+func TestExplainCommandForARunIDTheLogGuardChanges(t *testing.T) {
+	const fixture = "../../testdata/recordings/replay/choice-ganymede"
+	data, err := os.ReadFile(filepath.Join(fixture, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := filepath.Join(fixture, "declarations.yaml")
+	path := filepath.Join(t.TempDir(), "hashes.jsonl")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(data), "run-ganymede-2", "##[warning]r")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := run(t, nil, "analyze", "--width", "0", "--declarations", decl, path)
+	cmd := regexp.MustCompile(`fpcheck explain [^\n]*`).FindString(out)
+	if cmd == "" || strings.Contains(cmd, "--run") {
+		t.Fatalf("explain command %q, want one naming the finding by its fingerprint:\n%s", cmd, out)
+	}
+	if code, out, stderr := run(t, nil, strings.Fields(cmd)[1:]...); code != 1 || !strings.Contains(out, "fpcheck explain · finding 1 of run") {
+		t.Errorf("%s: exit %d, stderr %q:\n%s", cmd, code, stderr, out)
+	}
+}
