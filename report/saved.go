@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,10 +59,25 @@ type Provenance struct {
 func ListingDigest(inputs []Scenario) string {
 	h := sha256.New()
 	for _, in := range inputs {
+		root, path := listedName(in.Root), listedName(in.Path)
 		// Lengths first, so that no root and path run into another's.
-		fmt.Fprintf(h, "%d:%s%d:%s", len(in.Root), in.Root, len(in.Path), in.Path)
+		fmt.Fprintf(h, "%d:%s%d:%s", len(root), root, len(path), path)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// listedName is a root or path as the listing digest takes it: one
+// directory named "d", "d/" or "./d" by the shards of one invocation
+// (each worker typing it its own way) is one listing, and so is a prefix
+// with and without its trailing slash.
+func listedName(p string) string {
+	if p == "" || p == "-" {
+		return p
+	}
+	if strings.Contains(p, "://") {
+		return strings.TrimRight(p, "/")
+	}
+	return filepath.ToSlash(filepath.Clean(p))
 }
 
 // InputsListing is ListingDigest of the inputs' roots and paths.

@@ -247,9 +247,16 @@ func TestMergeRefusesShardsOfAnotherListing(t *testing.T) {
 			}
 		})
 	}
-	// The shards of the one directory merge, and fail on its defect.
+	// The shards of the one directory merge, and fail on its defect, also
+	// when each worker spelt the directory its own way.
 	if code, _, stderr := run(t, nil, append([]string{"merge", "--format", "json"}, a...)...); code != int(ExitDefects) {
 		t.Errorf("merge of the shards of one listing: exit %d, want 1 (%s)", code, stderr)
+	}
+	spelt := []string{filepath.Join(t.TempDir(), "0.json"), filepath.Join(t.TempDir(), "1.json")}
+	run(t, nil, "analyze", "--shard", "0/2", "--output", "json="+spelt[0], filepath.Join(dir, "A"))
+	run(t, nil, "analyze", "--shard", "1/2", "--output", "json="+spelt[1], filepath.Join(dir, "A")+"/")
+	if code, _, stderr := run(t, nil, append([]string{"merge", "--format", "json"}, spelt...)...); code != int(ExitDefects) {
+		t.Errorf("merge of shards naming the directory as A and A/: exit %d, want 1 (%s)", code, stderr)
 	}
 }
 
