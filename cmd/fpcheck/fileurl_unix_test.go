@@ -40,3 +40,41 @@ func TestFileURLPassesOverAsTheWalkDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestFileURLExcludesAsTheWalkDoes: --exclude keeps a path of a file://
+// directory out as it keeps it out of the directory named as a path,
+// before the walk meets it: an excluded link out of the directory is not
+// refused, an excluded pipe is EXCLUDED, not SKIPPED.
+func TestFileURLExcludesAsTheWalkDoes(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../../testdata/recordings/formats/defect.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(runs, "a.jsonl"), filepath.Join(dir, "outside.jsonl")} {
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../outside.jsonl", filepath.Join(runs, "outlink.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(runs, "live.jsonl"), 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	args := []string{"analyze", "--format", "json", "--exclude", "outlink.jsonl", "--exclude", "live.jsonl"}
+	wantCode, _, wantErr := run(t, nil, append(args, runs)...)
+	code, _, stderr := run(t, nil, append(args, "file://"+runs)...)
+	if code != wantCode || code != int(ExitDefects) {
+		t.Fatalf("exit %d from file://, %d from the path (%s / %s)", code, wantCode, stderr, wantErr)
+	}
+	for _, want := range []string{"outlink.jsonl — matches --exclude 'outlink.jsonl'", "live.jsonl — matches --exclude 'live.jsonl'"} {
+		if !strings.Contains(stderr, want) || !strings.Contains(wantErr, want) {
+			t.Errorf("stderr does not say %q:\nfile://: %s\npath: %s", want, stderr, wantErr)
+		}
+	}
+}

@@ -124,13 +124,19 @@ func expandArgs(args, exclude []string, excluded *[]recording.Excluded, ios *IOS
 	}
 	for _, arg := range args {
 		if objstore.IsURL(arg) {
+			store.Exclude = exclude
 			objs, err := store.List(context.Background(), arg)
 			if err != nil {
 				return nil, &FlagError{Err: err}
 			}
 			for _, o := range objs {
 				// What a directory walk passes over (a named pipe, a link
-				// to nothing) a file:// listing passes over alike, said.
+				// to nothing) or keeps out a file:// listing passes over
+				// or keeps out alike, said.
+				if o.Pattern != "" {
+					*excluded = append(*excluded, recording.Excluded{Path: o.Name, Pattern: o.Pattern})
+					continue
+				}
 				if o.Why != "" {
 					*excluded = append(*excluded, recording.Excluded{Path: o.Name, Why: o.Why})
 					continue

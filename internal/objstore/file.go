@@ -91,7 +91,7 @@ func (s *Store) listFile(arg string) ([]Object, error) {
 }
 
 func (s *Store) walkFile(p string) ([]Object, error) {
-	found, passed, err := recording.ExpandExcluding([]string{p}, nil)
+	found, passed, err := recording.ExpandExcluding([]string{p}, s.Exclude)
 	if err != nil {
 		if ie, ok := errors.AsType[*recording.InputError](err); ok && ie.Path != "" {
 			return nil, &Error{URL: fileURL(ie.Path), Err: ie.Err}
@@ -121,6 +121,10 @@ func (s *Store) walkFile(p string) ([]Object, error) {
 		out = append(out, s.rememberFile(f, root, lf))
 	}
 	for _, e := range passed {
+		if e.Pattern != "" {
+			out = append(out, Object{Name: fileURL(e.Path), Root: root, Pattern: e.Pattern})
+			continue
+		}
 		out = append(out, s.rememberFile(e.Path, root, localFile{path: e.Path, why: e.Why}))
 	}
 	return out, nil

@@ -63,6 +63,11 @@ func IsURL(arg string) bool {
 // Store opens buckets once and remembers, for every object it listed,
 // where it lives. It is safe for concurrent use.
 type Store struct {
+	// Exclude are the --exclude patterns a file:// directory is walked
+	// with, as a directory argument is: what they keep out is not entered,
+	// so a link out of it or a pipe in it is never met.
+	Exclude []string
+
 	mu      sync.Mutex
 	buckets map[string]*blob.Bucket
 	objects map[string]ref
@@ -100,6 +105,10 @@ func (s *Store) Close() error {
 type Object struct {
 	Name, Root string
 	Why        string
+	// Pattern is the --exclude pattern (Store.Exclude) that keeps a
+	// file:// path out, as a directory walk keeps it out; such an object
+	// is not opened.
+	Pattern string
 }
 
 // Error is a failure to list or open object storage; URL names what.
