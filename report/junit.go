@@ -216,7 +216,33 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 			suites.add(suite)
 		}
 	}
+	if suite, ok := junitDeclarations(r, o); ok {
+		suites.add(suite)
+	}
 	return suites.write(w)
+}
+
+// junitDeclarations is a suite for the declarations file when it names
+// tools no run showed: a testcase each, an error under
+// --strict-declarations (which makes the exit 2), else skipped with the
+// warning, so a job failed by a typo in a declared name shows why.
+func junitDeclarations(r *Report, o RenderOptions) (junitSuite, bool) {
+	dr := r.Declarations
+	if dr == nil || len(dr.Unseen) == 0 {
+		return junitSuite{}, false
+	}
+	source := displayRel(dr.Source, o.Root)
+	suite := junitSuite{Name: Sanitize(source)}
+	for _, u := range dr.Unseen {
+		c := junitCase{Name: Sanitize(u.Name), Classname: Sanitize(source)}
+		if dr.Strict {
+			c.Error = &junitProblem{Message: "declared tool in no run", Type: "declarations", Text: Sanitize(u.Sentence(source)) + "\n"}
+		} else {
+			c.Skipped = &junitSkipped{Message: Sanitize(u.Sentence(source))}
+		}
+		suite.add(c)
+	}
+	return suite, true
 }
 
 // junitInputCases are the testcases of what an input lost, apart from its
