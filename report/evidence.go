@@ -62,15 +62,19 @@ func (f Finding) Positions() []checks.Position {
 }
 
 // Anchor is the one position a finding is reported at (a SARIF region, a
-// GitHub annotation's line, the line of --format short): the event that carried a recorded finding, else
-// the tool call it judged, else the first of its evidence. ok is false when
-// the finding has no position at all.
+// GitHub annotation's line, the line of --format short): the event that
+// carried a recorded finding, else the tool call it judged (the last call
+// of its evidence), else its answer or model call, else the first of its
+// evidence. ok is false when the finding has no position at all.
 func (f Finding) Anchor() (checks.Position, bool) {
 	ps := f.Positions()
 	for _, want := range []string{checks.EvidenceFinding, checks.EvidenceToolCall, checks.EvidenceAnswer, checks.EvidenceModelCall} {
-		for _, p := range ps {
-			if p.What == want {
-				return p, true
+		// The last of a kind: a check's evidence leads from what grounds
+		// the judged call (an earlier call whose result it took) to the
+		// call itself.
+		for i := len(ps) - 1; i >= 0; i-- {
+			if ps[i].What == want {
+				return ps[i], true
 			}
 		}
 	}

@@ -206,3 +206,16 @@ func TestSelectFinding(t *testing.T) {
 		})
 	}
 }
+
+// TestAnchorIsTheJudgedCall: a finding whose evidence holds two tool
+// calls, the one whose result grounded the other and the other, judged, is
+// placed at the judged one, the later.
+func TestAnchorIsTheJudgedCall(t *testing.T) {
+	ground := checks.Position{What: checks.EvidenceToolCall, Line: 14, Index: 13, ToolCallID: "g1"}
+	judged := checks.Position{What: checks.EvidenceToolCall, Line: 30, Index: 29, ToolCallID: "g2"}
+	model := checks.Position{What: checks.EvidenceModelCall, Line: 27, Index: 26}
+	f := Finding{Finding: checks.Finding{Evidence: []checks.Position{judged, model, ground}}}
+	if p, ok := f.Anchor(); !ok || p.ToolCallID != "g2" {
+		t.Errorf("anchor %+v, want the judged call g2", p)
+	}
+}
