@@ -221,6 +221,10 @@ func parseBaseline(path string, data []byte, previous bool) (*Baseline, error) {
 					return nil, fail("entry %d: expires %q is not a date of the form YYYY-MM-DD", n, Sanitize(exp))
 				}
 			}
+			if prev, ok := seen[r.Identity]; ok {
+				return nil, fail("entries %d and %d name the same identity %q; keep one", prev, n, Sanitize(r.Identity))
+			}
+			seen[r.Identity] = n
 			// Both classes of the identity take its reason and expiry.
 			for _, advisory := range []bool{false, true} {
 				b.Entries = append(b.Entries, BaselineEntry{Identity: r.Identity, Advisory: advisory, Reason: deref(r.Reason), Expires: deref(r.Expires)})

@@ -209,6 +209,24 @@ func TestBaselineUnchangedWithout(t *testing.T) {
 // TestBaselineLinesNameTheAdvisoryClass: an expired or stale entry that
 // accepts an advisory is named with its class, since the defect of the
 // same identity may be the finding the report lists beside it.
+// TestPreviousBaselineVersion1: the refresh reads a version 1 file, each
+// entry lending its reason and expiry to both classes of its identity,
+// and refuses one that names an identity twice, as version 2 does.
+func TestPreviousBaselineVersion1(t *testing.T) {
+	b, err := ParsePreviousBaseline("b.json", []byte(`{"version":1,"entries":[{"identity":"a @b [] ","kind":"a","seam":"b","reason":"r","expires":"2099-01-01"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []BaselineEntry{{Identity: "a @b [] ", Reason: "r", Expires: "2099-01-01"}, {Identity: "a @b [] ", Advisory: true, Reason: "r", Expires: "2099-01-01"}}
+	if diff := cmp.Diff(want, b.Entries); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	_, err = ParsePreviousBaseline("b.json", []byte(`{"version":1,"entries":[{"identity":"a @b [] ","expires":"2020-01-01"},{"identity":"a @b [] ","expires":""}]}`))
+	if err == nil || !strings.Contains(err.Error(), `entries 1 and 2 name the same identity "a @b [] "`) {
+		t.Errorf("err = %v, want the twice-named identity refused", err)
+	}
+}
+
 func TestBaselineLinesNameTheAdvisoryClass(t *testing.T) {
 	br := &BaselineReport{Path: "b.json", Entries: 2,
 		Expired: []BaselineEntry{{Identity: "a @b [] ", Advisory: true, Expires: "2020-01-01"}},
