@@ -285,6 +285,14 @@ func openSource(name string, r io.Reader, opts Options) (*source, error) {
 	case err == nil || err == bufio.ErrBufferFull:
 	case err == io.EOF:
 		atEOF = true
+	case len(window) > 0 && s.compression != "none":
+		// A compressed input that breaks within the sniff window: what
+		// came out before the break is sniffed and read as any input read
+		// up to an error is (its runs read whole are judged), and the
+		// error comes after it. bufio hands a read error over once.
+		kept := append([]byte(nil), window...)
+		s.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(kept), errorReader{err}), readBufSize)
+		window, atEOF = kept, true
 	default:
 		s.close()
 		return s, err
@@ -421,3 +429,8 @@ func (s *source) documentLines() int64 {
 	}
 	return n
 }
+
+// errorReader is a reader that has nothing but its error to give.
+type errorReader struct{ err error }
+
+func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
