@@ -124,13 +124,7 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 	copies := copiesByInput(r)
 	for i, idx := range runsByInput(r) {
 		in := r.Inputs[i]
-		// An input with no file path (stdin, an object in a bucket) is
-		// named as the report names it.
-		rel := displayRel(in.Path, o.Root)
-		if rel == "" {
-			rel = displayPath(in.Path)
-		}
-		rel = Sanitize(rel)
+		rel := Sanitize(junitName(in.Path, o.Root))
 		props := func(extra ...junitProperty) *junitProperties {
 			ps := []junitProperty{{Name: "input", Value: rel}}
 			if in.Format != "" {
@@ -171,7 +165,7 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 			if len(run.Copies) > 0 {
 				var where []string
 				for _, c := range run.Copies {
-					where = append(where, Sanitize(displayRel(c.Input, o.Root)))
+					where = append(where, Sanitize(junitName(c.Input, o.Root)))
 				}
 				extra = append(extra, junitProperty{Name: "copies", Value: strings.Join(where, ", ")})
 			}
@@ -206,7 +200,7 @@ func RenderJUnit(w io.Writer, r *Report, o RenderOptions) error {
 			_, name := place(len(idx) + n)
 			suite := junitSuite{Name: name, Properties: props(
 				junitProperty{Name: "runId", Value: Sanitize(c.alone.RunID)},
-				junitProperty{Name: "copyOf", Value: Sanitize(displayRel(c.judgedIn, o.Root))})}
+				junitProperty{Name: "copyOf", Value: Sanitize(junitName(c.judgedIn, o.Root))})}
 			suite.SystemOut = sanitizeLines([]string{copyOfSentence(c), Bound})
 			if len(idx) == 0 && n == 0 {
 				for _, ic := range inputCases {
@@ -231,7 +225,7 @@ func junitDeclarations(r *Report, o RenderOptions) (junitSuite, bool) {
 	if dr == nil || len(dr.Unseen) == 0 {
 		return junitSuite{}, false
 	}
-	source := displayRel(dr.Source, o.Root)
+	source := junitName(dr.Source, o.Root)
 	suite := junitSuite{Name: Sanitize(source)}
 	for _, u := range dr.Unseen {
 		c := junitCase{Name: Sanitize(u.Name), Classname: Sanitize(source)}
@@ -495,4 +489,14 @@ func sanitizeLines(lines []string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// junitName names an input as JUnit's classnames and properties do:
+// relative to root when it can be; an input with no file path (stdin, an
+// object in a bucket) as the report names it.
+func junitName(path, root string) string {
+	if rel := displayRel(path, root); rel != "" {
+		return rel
+	}
+	return displayPath(path)
 }
