@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,7 +115,14 @@ func explainRun(o *ExplainOptions) error {
 		results = append(results, rr)
 		return nil
 	})
-	if err != nil {
+	// An input unreadable past a point is judged, by analyze, in the runs
+	// read before it; their findings are explained alike, and the error is
+	// said (and sets the exit code) as analyze says it.
+	var readErr error
+	if _, isInput := errors.AsType[*recording.InputError](err); isInput && len(results) > 0 {
+		readErr = err
+		fmt.Fprintf(o.IO.ErrOut, "fpcheck: %s (the runs read before it are explained)\n", report.SanitizeLines(err.Error()))
+	} else if err != nil {
 		return err
 	}
 	opts := report.Options{
@@ -122,7 +130,7 @@ func explainRun(o *ExplainOptions) error {
 		KnownKinds:   checks.KnownKinds(),
 		ExplainFlags: o.Load.explainFlags(),
 	}
-	rep := report.Build([]report.InputResult{{Stats: st, Runs: results}}, opts)
+	rep := report.Build([]report.InputResult{{Stats: st, Runs: results, Err: readErr}}, opts)
 	text := report.TextOptions{Color: o.Format == "text" && o.IO.colorEnabled(o.Global.Color), Width: textWidth(o.IO, o.Width)}
 	status := &StatusError{Code: ExitCode(rep.ExitCode())}
 	if o.Finding == "" {

@@ -119,3 +119,27 @@ func TestExplainCommandForARunIDTheLogGuardChanges(t *testing.T) {
 		t.Errorf("%s: exit %d, stderr %q:\n%s", cmd, code, stderr, out)
 	}
 }
+
+// TestExplainOfAnInputReadPartly: a run analyze judges from an input
+// unreadable past a point is one explain shows, with the error said and
+// analyze's exit code, so the command the report prints works.
+func TestExplainOfAnInputReadPartly(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/recordings/copies/run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	path := filepath.Join(t.TempDir(), "cut.json")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:200], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantCode, out, _ := run(t, nil, "analyze", "--width", "0", path)
+	cmd := regexp.MustCompile(`fpcheck explain [^\n]*`).FindString(out)
+	if cmd == "" {
+		t.Fatalf("no explain command printed:\n%s", out)
+	}
+	code, out, stderr := run(t, nil, strings.Fields(cmd)[1:]...)
+	if code != wantCode || !strings.Contains(out, "fpcheck explain · finding 1 of run") || !strings.Contains(stderr, "the runs read before it are explained") {
+		t.Errorf("%s: exit %d (analyze %d), stderr %q:\n%s", cmd, code, wantCode, stderr, out)
+	}
+}
