@@ -143,6 +143,11 @@ func (s Summary) exitMeaning() string {
 	case ExitUnmeasured:
 		return "unmeasured"
 	}
+	// --allow-unmeasured or --allow-damaged let an unmeasured run pass:
+	// the exit is 0, but what passed was not a bounded green.
+	if s.Unmeasured > 0 || s.Empty > 0 || s.LostRuns > 0 {
+		return "unmeasured, allowed"
+	}
 	return "bounded green"
 }
 
