@@ -730,7 +730,7 @@ func atEnd(s *scanner, what string) error {
 		return s.err
 	}
 	s.ensure(describedBytes)
-	return s.syntaxErr("data after the end of %s: %s; one recording is read, and what follows may be a second that would go unread, so the input is refused rather than judged in part", what, describeStart(s.buf[s.pos:s.end]))
+	return s.syntaxErr("data after the end of %s: %s; what follows may be a second recording, which is not read, so the input is unreadable from there", what, describeStart(s.buf[s.pos:s.end]))
 }
 
 // reserveAfter is how many events of a document are read before its run

@@ -60,7 +60,7 @@ func TestDataAfterTheDocument(t *testing.T) {
 				return
 			}
 			var ie *InputError
-			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "the input is refused rather than judged in part") {
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "which is not read, so the input is unreadable from there") {
 				t.Fatalf("err = %v, want an input error holding %q", err, tc.want)
 			}
 		})
