@@ -86,7 +86,8 @@ too little).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "", "write the baseline to FILE instead of stdout")
+	o.Output = ""
+	f.VarP(&onceValue{p: &o.Output}, "output", "o", "write the baseline to FILE instead of stdout")
 	onceFlagEmptyOK(cmd, &o.Reason, "reason", "", "reason given to every new entry")
 	onceFlag(cmd, &o.Expires, "expires", "", "expiry date (YYYY-MM-DD) given to every new entry; from that date its finding fails again")
 	onceFlag(cmd, &o.Previous, "baseline", "", "an existing baseline whose reasons and expiry dates are kept for entries still found")

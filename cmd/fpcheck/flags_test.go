@@ -47,6 +47,8 @@ func TestFlagsGivenOnce(t *testing.T) {
 		{"merge fail-on twice", []string{"merge", "--fail-on", "drift", "--fail-on", "defect", demo}, `"--fail-on" flag: the flag is given twice`},
 		{"baseline write baseline empty", []string{"baseline", "write", "--baseline", "", demo}, `"--baseline" flag: the value is empty`},
 		{"baseline write baseline twice", []string{"baseline", "write", "--baseline", empty, "--baseline", decl, demo}, `"--baseline" flag: the flag is given twice`},
+		{"baseline write output empty", []string{"baseline", "write", "-o", "", demo}, `"-o, --output" flag: the value is empty`},
+		{"baseline write output twice", []string{"baseline", "write", "-o", "x.json", "-o", "y.json", demo}, `"-o, --output" flag: the flag is given twice`},
 		{"baseline write reason twice", []string{"baseline", "write", "--reason", "a", "--reason", "b", demo}, `"--reason" flag: the flag is given twice`},
 		{"explain format twice", []string{"explain", "--format", "json", "--format", "text", demo, "1"}, `"--format" flag: the flag is given twice`},
 		{"explain run twice", []string{"explain", "--run", "x", "--run", "y", demo, "1"}, `"--run" flag: the flag is given twice`},
