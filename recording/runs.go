@@ -174,7 +174,11 @@ func (sp *splitter) add(ev Event) (continued bool, err error) {
 	rs := sp.live[id]
 	if rs == nil {
 		if sp.maxInFlight > 0 && sp.held >= sp.maxInFlight {
-			return false, fmt.Errorf("run %s starts while %d runs are in flight, the most one input may hold at once (limit set by --max-runs-in-flight)", quoteName(id), sp.held)
+			inFlight := fmt.Sprintf("%d runs are", sp.held)
+			if sp.held == 1 {
+				inFlight = "1 run is"
+			}
+			return false, fmt.Errorf("run %s starts while %s in flight, the most one input may hold at once (limit set by --max-runs-in-flight)", quoteName(id), inFlight)
 		}
 		sp.held++
 		seg := sp.segments[id]

@@ -36,7 +36,7 @@ func RenderDiffText(w io.Writer, d *Diff, o TextOptions) error {
 	}
 	code := d.ExitCode()
 	t.line(0, exitStyle(code), d.resultLine("RESULT"))
-	t.line(0, styleDim, "Exit codes: 0 no regression · 1 a new defect or a coverage regression · 2 usage or unreadable input · 3 head unmeasured or runs not compared. 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
+	t.line(0, styleDim, "Exit codes: 0 no regression · 1 a new defect or a coverage regression · 2 usage, an unreadable input or a run stopped at a limit · 3 head unmeasured or runs not compared. 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
 	t.line(0, styleDim, DiffBound)
 	return t.err
 }

@@ -339,7 +339,7 @@ func RenderText(w io.Writer, r *Report, o TextOptions) error {
 	if !o.Ledger {
 		return t.err
 	}
-	t.line(0, styleDim, "Exit codes: 0 bounded green · 1 defects · 2 usage or unreadable input · 3 unmeasured (4: an internal error). With several inputs or runs, 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
+	t.line(0, styleDim, "Exit codes: 0 bounded green · 1 defects · 2 usage, an unreadable input or a run stopped at a limit · 3 unmeasured (4: an internal error). With several inputs or runs, 2 outranks 1, 1 outranks 3, and 3 outranks 0.")
 	return t.err
 }
 

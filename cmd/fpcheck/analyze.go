@@ -50,7 +50,7 @@ Every input line is accounted for: decoded, blank, skipped as an unknown
 event type, or reported as malformed with its line number.
 
 --format picks what goes to stdout (text, json, jsonl, sarif, junit, markdown,
-github, html; jsonl streams one line per run as each input is judged, html is
+github, html, short; jsonl streams one line per run as each input is judged, html is
 one self-contained page with a seam timeline per run); --output FORMAT=PATH,
 repeatable, writes more formats of the same report, for example --output
 sarif=fpcheck.sarif --output html=report.html.

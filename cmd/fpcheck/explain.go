@@ -193,8 +193,8 @@ func recordingsIn(dir string) string {
 
 // addWidthFlag declares --width, which every text output shares.
 func addWidthFlag(cmd *cobra.Command, width *int) {
-	cmd.Flags().IntVar(width, "width", 0, "wrap text at this many columns (default: the terminal's width, 80 when not a terminal; 0 never wraps)")
-	cmd.Flags().Lookup("width").DefValue = "terminal"
+	cmd.Flags().IntVar(width, "width", 0, "wrap text at this many columns; 0 never wraps")
+	cmd.Flags().Lookup("width").DefValue = "the terminal's width, else $COLUMNS, else 80"
 }
 
 // checkWidth validates --width and leaves -1 in width when it was not

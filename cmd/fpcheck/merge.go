@@ -71,7 +71,9 @@ not carried by a report: give it again.
 	f := cmd.Flags()
 	onceFlagEmptyOK(cmd, &o.Kind, "kind", "", "list only findings of this kind, or of every kind when empty (default: the reports')")
 	f.IntVar(&o.Limit, "limit", 0, "list at most N findings per run, 0 = all (default: the reports')")
-	onceFlag(cmd, &o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory or drift (default: the reports')")
+	onceFlag(cmd, &o.FailOn, "fail-on", "defect", "what fails the run: defect, advisory or drift")
+	// The reports' own, when they agree (defect for recordings).
+	cmd.Flags().Lookup("fail-on").DefValue = "the reports'"
 	f.BoolVar(&o.Allow, "allow-unmeasured", false, "do not fail (exit 3) when a run is unmeasured (default: the reports')")
 	f.BoolVar(&o.AllowDamaged, "allow-damaged", false, "do not fail (exit 3) when a run's only flaw is damaged evidence (default: the reports')")
 	f.BoolVar(&o.StrictDeclarations, "strict-declarations", false, "exit 2 when the declarations name a tool no run offered or called (default: the reports')")
