@@ -298,6 +298,7 @@ func callsOf(run *recording.Run, f Finding) []CallView {
 		var p struct {
 			ToolName   string          `json:"toolName"`
 			ToolCallID string          `json:"toolCallId"`
+			Iteration  *int64          `json:"iteration"`
 			Args       json.RawMessage `json:"args"`
 			Result     json.RawMessage `json:"result"`
 			Error      *bool           `json:"error"`
@@ -305,7 +306,13 @@ func callsOf(run *recording.Run, f Finding) []CallView {
 		if json.Unmarshal(ev.Payload, &p) != nil || !containsString(ids, p.ToolCallID) {
 			continue
 		}
+		// The call and iteration, as the finding's own positions name them
+		// (a tool_start states no iteration; the replay knows it).
 		pos := eventPosition(ev)
+		pos.ToolCallID, pos.Iteration = p.ToolCallID, p.Iteration
+		if pos.Iteration == nil {
+			pos.Iteration = iterationAt(f, ev)
+		}
 		c := byID[p.ToolCallID]
 		if c == nil {
 			c = &CallView{ID: p.ToolCallID}
@@ -330,6 +337,17 @@ func callsOf(run *recording.Run, f Finding) []CallView {
 		views[i] = *c
 	}
 	return views
+}
+
+// iterationAt is the iteration the finding's own evidence gives the
+// event, nil when it holds no position of it.
+func iterationAt(f Finding, ev *recording.Event) *int64 {
+	for _, p := range f.Positions() {
+		if p.Index == ev.Index && p.Rotated == ev.Rotated && p.Iteration != nil {
+			return p.Iteration
+		}
+	}
+	return nil
 }
 
 func eventPosition(ev *recording.Event) checks.Position {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -141,5 +142,27 @@ func TestExplainOfAnInputReadPartly(t *testing.T) {
 	code, out, stderr := run(t, nil, strings.Fields(cmd)[1:]...)
 	if code != wantCode || !strings.Contains(out, "fpcheck explain · finding 1 of run") || !strings.Contains(stderr, "the runs read before it are explained") {
 		t.Errorf("%s: exit %d (analyze %d), stderr %q:\n%s", cmd, code, wantCode, stderr, out)
+	}
+}
+
+// TestExplainJSONCallPositions: a call's positions in explain's JSON name
+// the call and its iteration, as the finding's own positions do.
+func TestExplainJSONCallPositions(t *testing.T) {
+	const fixture = "../../testdata/recordings/newer/live-columns-enforce"
+	_, out, stderr := run(t, nil, "explain", "--format", "json", "--declarations", filepath.Join(fixture, "declarations.yaml"), filepath.Join(fixture, "events.jsonl"), "--run", "run-columns-enforce", "1")
+	type position struct {
+		ToolCallID *string `json:"toolCallId"`
+		Iteration  *int64  `json:"iteration"`
+	}
+	var x struct {
+		Calls []struct{ At, ResultAt *position }
+	}
+	if err := json.Unmarshal([]byte(out), &x); err != nil || len(x.Calls) == 0 {
+		t.Fatalf("explain JSON: %v (%s)\n%s", err, stderr, out)
+	}
+	for _, pos := range []*position{x.Calls[0].At, x.Calls[0].ResultAt} {
+		if pos == nil || pos.ToolCallID == nil || *pos.ToolCallID != "call-7" || pos.Iteration == nil || *pos.Iteration != 1 {
+			t.Errorf("call position %+v, want call-7 at iteration 1", pos)
+		}
 	}
 }
