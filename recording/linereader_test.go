@@ -2,9 +2,7 @@ package recording
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -108,50 +106,4 @@ func TestCaptureBufferBounded(t *testing.T) {
 	if _, err := s.captureValue(limit); !errors.As(err, &ce) {
 		t.Errorf("a value over the limit: captureValue = %v, want a captureError", err)
 	}
-}
-
-// TestLineReaderTake hands an assembled line's buffer over: the line
-// keeps its bytes while the reader reads on, and a line still in the
-// reader's buffer is not handed over.
-func TestLineReaderTake(t *testing.T) {
-	lines := []string{strings.Repeat("a", 100), "short", strings.Repeat("b", 100), strings.Repeat("c", 100)}
-	lr := &lineReader{br: bufio.NewReaderSize(strings.NewReader(strings.Join(lines, "\n")+"\n"), 16), max: 1000}
-	var taken [][]byte
-	var want []string
-	for _, l := range lines {
-		line, _, err := lr.next()
-		if err != nil || string(line) != l+"\n" {
-			t.Fatalf("next() = %q, %v; want %q", line, err, l+"\n")
-		}
-		if lr.take(line) {
-			taken = append(taken, line)
-			want = append(want, l+"\n")
-		} else if len(l) > 16 {
-			t.Errorf("take(%.10q…) = false for a line assembled in the reader's buffer", l)
-		}
-	}
-	if len(taken) != 3 {
-		t.Fatalf("took %d lines, want the 3 longer than the reader's buffer", len(taken))
-	}
-	for i, b := range taken {
-		if string(b) != want[i] {
-			t.Errorf("line %d taken changed to %.12q… as the reader read on", i, b)
-		}
-	}
-}
-
-// TestLongLinesTravelAlone reads a stream of lines longer than the read
-// buffer, and than a batch, on several decoders: each line is handed to
-// its batch in the buffer it was assembled in, and the runs are those of
-// the serial loop.
-func TestLongLinesTravelAlone(t *testing.T) {
-	var b strings.Builder
-	for i := range 4 {
-		fmt.Fprintf(&b, `{"type":"agentfootprint.stream.llm_end","payload":{"iteration":%d,"content":%q},"meta":{"runId":"r"}}`+"\n", i, strings.Repeat(string(rune('a'+i)), readBufSize+i*1000))
-	}
-	data := []byte(b.String())
-	load := func(opts Options, fn func(*Run) error) (*Stats, error) {
-		return LoadReader("long.jsonl", bytes.NewReader(data), opts, fn)
-	}
-	loadModes(t, "long lines", load, Options{})
 }

@@ -114,19 +114,6 @@ func (lr *lineReader) next() (line []byte, nl bool, err error) {
 	}
 }
 
-// take reports whether line, the line next returned last, is in a buffer
-// the reader assembled it in, and if so hands that buffer over: the reader
-// assembles its next long line in another, so the caller may keep the line
-// without copying it. A line in br's buffer stays there, for the next read
-// to reuse.
-func (lr *lineReader) take(line []byte) bool {
-	if len(line) == 0 || len(lr.long) == 0 || &line[0] != &lr.long[0] {
-		return false
-	}
-	lr.long = nil
-	return true
-}
-
 // growCapped returns b with room for n more bytes, never growing it past
 // most bytes unless n needs more (most <= 0: no bound). A full buffer
 // doubles: append alone grows a large slice by a quarter at a time, which

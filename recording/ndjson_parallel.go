@@ -278,14 +278,7 @@ func (l *loader) readNDJSONParallel(src *source, lr *lineReader, w where, lines 
 				}
 				cur = newBatch(lineNo)
 			}
-			if len(cur.ends) == 0 && len(line) > maxBytes && lr.take(line) {
-				// A line longer than a batch travels alone, in the
-				// buffer it was assembled in: copied into the batch, it
-				// was held twice until the reader read on.
-				cur.buf = line
-			} else {
-				cur.buf = append(cur.buf, line...)
-			}
+			cur.buf = append(cur.buf, line...)
 			cur.ends = append(cur.ends, len(cur.buf))
 			cur.lastNoNL = !nl
 		}

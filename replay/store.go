@@ -241,9 +241,7 @@ func (st *textStore) spill(s string) (int64, error) {
 		st.unlinked = os.Remove(f.Name()) == nil
 	}
 	off := st.fileBytes
-	// Written in place, as digestOf hashes it: []byte(s) copied a text of
-	// tens of megabytes once more only to write it.
-	if _, err := st.file.WriteAt(unsafe.Slice(unsafe.StringData(s), len(s)), off); err != nil {
+	if _, err := st.file.WriteAt([]byte(s), off); err != nil {
 		st.err = err
 		return 0, err
 	}
