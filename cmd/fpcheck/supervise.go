@@ -63,6 +63,9 @@ func supervise(args []string) (code int, ok bool) {
 // runSupervised runs cmd, the child doing the work for args, passing its
 // standard error to errOut, and returns the exit code fpcheck ends with.
 func runSupervised(cmd *exec.Cmd, args []string, errOut io.Writer) (code int, ok bool) {
+	// The supervisor's own lines name the arguments, file names included:
+	// through the CI log guard, as the child's own stderr is (Main).
+	errOut = report.LogSafe(errOut, report.FormatText)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return 0, false

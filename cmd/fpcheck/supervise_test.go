@@ -35,6 +35,7 @@ func TestSupervisedChild(t *testing.T) {
 		{"out of memory", "printf 'partial\\n' >&2; printf '" + strings.ReplaceAll(goOOM, "\n", "\\n") + "' >&2; exit 2", 4,
 			"partial\nfpcheck: out of memory while running \"fpcheck analyze big.jsonl\"; lower --jobs, or --max-run-bytes, --max-events-per-run and --max-runs-in-flight so that a run or an input stops at a named limit first\n"},
 		{"a line without a newline", "printf 'no newline' >&2; exit 3", 3, "no newline"},
+		{"a workflow command in a message", "echo '::error::x ##[error]y' >&2; exit 1", 1, ":\\x3aerror::x ##\\x5berror]y\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
