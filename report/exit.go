@@ -130,6 +130,9 @@ type Summary struct {
 	// --strict-declarations makes them exit 2.
 	StrictUnseen int
 	ExitCode     int
+	// Shard is the shard the report holds, nil for all the inputs: a
+	// shard that drew no input says so, not only "0 inputs".
+	Shard *Shard
 }
 
 // exitMeaning words the exit code by what set it: the one label every
@@ -177,7 +180,7 @@ func (s Summary) incomplete() bool { return s.Unreadable > 0 || s.StoppedRuns > 
 
 // Summarize counts inputs and runs by outcome.
 func (r *Report) Summarize() Summary {
-	s := Summary{Inputs: len(r.Inputs), Runs: len(r.Runs), Conversations: len(r.Conversations), ExitCode: r.ExitCode()}
+	s := Summary{Inputs: len(r.Inputs), Runs: len(r.Runs), Conversations: len(r.Conversations), ExitCode: r.ExitCode(), Shard: r.Provenance.Shard}
 	if dr := r.Declarations; dr != nil && dr.Strict {
 		s.StrictUnseen = len(dr.Unseen)
 	}

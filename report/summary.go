@@ -236,6 +236,9 @@ func runOutcomes(green, defects, unmeasured int) []string {
 // unreadable), 4 runs: 3 green, 1 with defects".
 func (s Summary) inputsAndRuns() string {
 	line := count(s.Inputs, "input", "inputs")
+	if s.Inputs == 0 && s.Shard != nil {
+		line += fmt.Sprintf(" (shard %s drew none: nothing measured)", s.Shard)
+	}
 	var flaws []string
 	if s.Unreadable > 0 {
 		flaws = append(flaws, fmt.Sprintf("%d unreadable", s.Unreadable))

@@ -472,3 +472,31 @@ func TestSavedReportWithoutReplayRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyShardSaysSo: a shard that drew none of the inputs exits 3 and
+// says why, in the result line and on stderr, not only "0 inputs".
+func TestEmptyShardSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../testdata/recordings/formats/clean.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "only.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := 0
+	for i := range 4 {
+		code, out, stderr := run(t, nil, "analyze", "--shard", itoa(i)+"/4", dir)
+		if !strings.Contains(out, "0 inputs") {
+			continue
+		}
+		empty++
+		want := "0 inputs (shard " + itoa(i) + "/4 drew none: nothing measured)"
+		if code != int(ExitUnmeasured) || !strings.Contains(out, want) {
+			t.Errorf("shard %d/4: exit %d, want 3 and %q:\n%s%s", i, code, want, out, stderr)
+		}
+	}
+	if empty != 3 {
+		t.Errorf("%d of 4 shards of one input drew none, want 3", empty)
+	}
+}
