@@ -280,7 +280,8 @@ func callsOf(run *recording.Run, f Finding) []CallView {
 			}
 		}
 	}
-	for _, p := range f.Positions() {
+	positions := f.Positions()
+	for _, p := range positions {
 		if p.ToolCallID != "" && p.What != checks.EvidenceEviction && !containsString(ids, p.ToolCallID) {
 			ids = append(ids, p.ToolCallID)
 		}
@@ -311,7 +312,7 @@ func callsOf(run *recording.Run, f Finding) []CallView {
 		pos := eventPosition(ev)
 		pos.ToolCallID, pos.Iteration = p.ToolCallID, p.Iteration
 		if pos.Iteration == nil {
-			pos.Iteration = iterationAt(f, ev)
+			pos.Iteration = iterationAt(positions, ev)
 		}
 		c := byID[p.ToolCallID]
 		if c == nil {
@@ -339,10 +340,10 @@ func callsOf(run *recording.Run, f Finding) []CallView {
 	return views
 }
 
-// iterationAt is the iteration the finding's own evidence gives the
-// event, nil when it holds no position of it.
-func iterationAt(f Finding, ev *recording.Event) *int64 {
-	for _, p := range f.Positions() {
+// iterationAt is the iteration a finding's own evidence (its positions)
+// gives the event, nil when it holds no position of it.
+func iterationAt(positions []checks.Position, ev *recording.Event) *int64 {
+	for _, p := range positions {
 		if p.Index == ev.Index && p.Rotated == ev.Rotated && p.Iteration != nil {
 			return p.Iteration
 		}

@@ -127,7 +127,7 @@ func (g *logGuard) Write(p []byte) (int, error) {
 			i = next + 3
 		}
 		if end == len(p) {
-			g.hashes = trailingHashes(p[i:end], 0)
+			g.hashes = trailingHashes(p[i:end])
 			i = end
 			break
 		}
@@ -195,15 +195,12 @@ func (g *logGuard) blank(c byte) {
 	}
 }
 
-// trailingHashes is how many '#' end b (at most two), counting those
-// before it (prev) when b is all '#'.
-func trailingHashes(b []byte, prev int) int {
+// trailingHashes is how many '#' end b, at most two. The fast path that
+// asks starts after no '#', so none before b counts.
+func trailingHashes(b []byte) int {
 	n := 0
 	for n < len(b) && n < 2 && b[len(b)-1-n] == '#' {
 		n++
-	}
-	if n == len(b) {
-		n = min(prev+n, 2)
 	}
 	return n
 }

@@ -74,7 +74,7 @@ func listedName(p string) string {
 	if p == "" || p == "-" {
 		return p
 	}
-	if strings.Contains(p, "://") {
+	if isURL(p) {
 		return strings.TrimRight(p, "/")
 	}
 	return filepath.ToSlash(filepath.Clean(p))
